@@ -30,6 +30,12 @@ export const daemonSettingsSchema = z.strictObject({
 
 export type DaemonSettings = z.infer<typeof daemonSettingsSchema>;
 
+/**
+ * The longest name, host and home a daemon writes to the registry (checked at its start) and any listing shows
+ * (cut there on reading): the name as config.ts takes it, a host name as DNS allows (253), a home as Linux's PATH_MAX.
+ */
+export const DAEMON_ROW_LIMITS = { name: 200, host: 255, home: 4096 } as const;
+
 /** The settings whose difference the listing flags. */
 export const DAEMON_SETTING_KEYS = Object.keys(daemonSettingsSchema.shape) as Array<keyof DaemonSettings>;
 

@@ -94,9 +94,10 @@ export function createStore(engine: DBAdapter, clock: Clock = Date.now, options:
 
   /** The daemons on this database (several on one PostgreSQL), as a task's detail names the one that holds it. */
   const daemons = {
-    lastHeard: (name: string) => daemonLastHeard(db, name),
-    /** Those heard from at `since` or later (a stop takes a daemon's row away; a kill -9 leaves it to go stale). */
-    list: (since: number) => listDaemons(db, { since }),
+    /** How long ago the daemon of that name was heard from, by the registry's clock (the database's on PostgreSQL). */
+    lastHeard: (name: string) => daemonLastHeard(db, name, clock()),
+    /** Those heard from in the last `withinMs` (a stop takes a daemon's row away; a kill -9 leaves it to go stale). */
+    list: (withinMs: number) => listDaemons(db, { now: clock(), withinMs }),
   };
 
   const metrics = {

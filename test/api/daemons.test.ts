@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DaemonList } from '../../src/api/wire/daemons.js';
 import { MAESTRO_VERSION } from '../../src/core/daemonSettings.js';
+import { registerDaemon } from '../../src/store/ops/daemons.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { removeTempDirs } from '../helpers/db.js';
 import { cleanEnv, cli } from '../cli/helpers.js';
@@ -70,6 +71,33 @@ describe('the daemons of a database', () => {
     expect(text.stdout).toContain('liar differs from laptop (marked !): version 9.9\\u{a}Stale: laptop (no heartbeat for three leases)');
     expect(text.stdout).toMatch(/^huge: its stored settings could not be read \(version: .*\)\.$/m);
     expect(text.stdout.length).toBeLessThan(10_000);
+  });
+
+  it('cuts and escapes a name, host and home written larger than a daemon writes them, and refuses to register them', async () => {
+    d = await startTestDaemon({ name: 'laptop' }, { noOrchestrator: true });
+    const now = d.store.clock();
+    // Written by hand (anyone with the database): a megabyte each, with a terminal escape that would clear the screen.
+    const big = (c: string) => `\u001b[2J${c.repeat(1 << 20)}`;
+    await d.store.db.run(`INSERT INTO daemons (name, host, pid, home, started_at, heartbeat_at, settings) VALUES ($1, $2, 7, $3, $4, $4, NULL)`, [big('n'), big('h'), big('/'), now]);
+
+    const res = await d.fetch('/api/daemons');
+    const body = await res.text();
+    expect(body.length).toBeLessThan(20_000);
+    const other = (JSON.parse(body) as DaemonList).daemons.find((x) => !x.self)!;
+    expect([other.name.length, other.host.length, other.home.length]).toEqual([201, 256, 4097]);
+    expect(other.name.endsWith('n…')).toBe(true);
+
+    const text = await cli(['daemons', '--url', d.url], cleanEnv({ MAESTRO_HOME: d.config.home }));
+    expect(text.stderr).toBe('');
+    expect(text.stdout.length).toBeLessThan(20_000);
+    expect(text.stdout).not.toContain('\u001b');
+    expect(text.stdout).toContain('\\u{1b}[2Jnnn');
+
+    for (const [column, value] of [['name', 'n'.repeat(201)], ['host', 'h'.repeat(256)], ['home', '/'.repeat(4097)]] as const) {
+      const row = { name: 'fine', host: 'fine-host', pid: 1, home: '/homes/fine', now, staleMs: 180_000, [column]: value };
+      await expect(registerDaemon(d.store.db, row)).rejects.toThrow(new RegExp(`^This daemon's ${column} is ${value.length} characters long; the daemons registry takes at most ${value.length - 1} `));
+    }
+    expect(await d.store.db.one(`SELECT name FROM daemons WHERE name = 'fine' OR length(name) > 1000 AND host = 'fine-host'`)).toBeUndefined();
   });
 
   it("names the daemon holding a task on one line in task show, whatever name it registered with", async () => {

@@ -23,9 +23,10 @@ const STALE_LEASES = 3;
 export function registerDaemonRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, self }: Pick<ApiDeps, 'store' | 'self'>): void {
   if (!self) return; // an API without a daemon behind it (some tests) has no registry entry to compare with
   defineRoute(app, doc, { method: 'GET', url: '/api/daemons', summary: "The daemons sharing this database: who, where, and the settings that differ from this daemon's", tags: ['daemons'], response: daemonListResponse }, async () => {
-    const now = store.clock();
-    const daemons = await store.daemons.list(now - LISTED_FOR_MS);
-    return { self: self.name, settings: self.settings, daemons: daemons.map((d) => entry(d, self, now)) };
+    const mine = store.clock();
+    const { now, daemons } = await store.daemons.list(LISTED_FOR_MS);
+    const clockSkewMs = store.db.dialect === 'postgres' ? mine - now : null;
+    return { self: self.name, settings: self.settings, clockSkewMs, daemons: daemons.map((d) => entry(d, self)) };
   });
 }
 
@@ -38,12 +39,13 @@ export function registerStopRoute(app: FastifyInstance, doc: OpenApiDoc, { stop 
   });
 }
 
-function entry(d: RegisteredDaemon, self: { name: string; settings: DaemonSettings }, now: number): DaemonEntry {
+/** Ages by the registry's clock (the database's on PostgreSQL: store/ops/daemons.ts), never another host's heartbeat against this clock. */
+function entry({ heardMsAgo, ...d }: RegisteredDaemon, self: { name: string; settings: DaemonSettings }): DaemonEntry {
   const leaseMs = d.settings?.leaseMs ?? self.settings.leaseMs;
   return {
     ...d,
-    lastHeardMsAgo: Math.max(0, now - d.heartbeatAt),
-    state: now - d.heartbeatAt > STALE_LEASES * leaseMs ? 'stale' : 'live',
+    lastHeardMsAgo: heardMsAgo,
+    state: heardMsAgo > STALE_LEASES * leaseMs ? 'stale' : 'live',
     self: d.name === self.name,
     differs: d.settings ? settingsThatDiffer(self.settings, d.settings) : [],
   };

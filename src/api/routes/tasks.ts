@@ -216,7 +216,7 @@ async function claimedElsewhere(store: Store, owner: string | undefined, task: T
   if (!task.claimedBy || task.claimedBy === owner || !IN_FLIGHT_STATUSES.includes(task.status)) return null;
   const heard = await store.daemons.lastHeard(task.claimedBy);
   const now = store.clock();
-  return { daemon: task.claimedBy, lastHeardMsAgo: heard === null ? null : Math.max(0, now - heard), leaseEndsInMs: task.leaseExpiresAt === null ? null : task.leaseExpiresAt - now };
+  return { daemon: task.claimedBy, lastHeardMsAgo: heard, leaseEndsInMs: task.leaseExpiresAt === null ? null : task.leaseExpiresAt - now };
 }
 
 /**

@@ -6,16 +6,17 @@
 import { z } from 'zod';
 import { daemonSettingsSchema } from '../../core/daemonSettings.js';
 
-const epochMs = z.number().describe('milliseconds since the epoch, by the clock of the daemon that wrote it');
+const epochMs = z.number().describe("milliseconds since the epoch, by the database's clock on PostgreSQL (the daemon's on SQLite)");
 
 export const daemonEntrySchema = z.strictObject({
-  name: z.string(),
-  host: z.string(),
+  name: z.string().describe('as registered, cut at 200 characters (then ending in …); any text: escape it to show it'),
+  host: z.string().describe('cut at 255 characters'),
   pid: z.number(),
-  home: z.string(),
+  home: z.string().describe('cut at 4096 characters'),
   startedAt: epochMs,
   heartbeatAt: epochMs,
-  lastHeardMsAgo: z.number().describe("by the answering daemon's clock (hosts' clocks may disagree a little)"),
+  lastHeardMsAgo: z.number().describe("since its last heartbeat, by the database's clock (PostgreSQL's now()), never one host's clock against another's"),
+  runsInFlight: z.number().int().nonnegative().describe('its runs with status running'),
   state: z.enum(['live', 'stale']).describe('stale: no heartbeat for three of its leases (it was killed, or cannot reach the database); a stop removes a daemon'),
   self: z.boolean().describe('the daemon that answered'),
   settings: daemonSettingsSchema.nullable().describe('null: a Maestro from before settings were registered, or unreadable'),
@@ -26,6 +27,7 @@ export const daemonEntrySchema = z.strictObject({
 export const daemonListResponse = z.strictObject({
   self: z.string().describe("the answering daemon's name"),
   settings: daemonSettingsSchema.describe("the answering daemon's settings"),
+  clockSkewMs: z.number().nullable().describe("the answering daemon's clock minus the database's (PostgreSQL); null on SQLite, one machine's clock"),
   daemons: z.array(daemonEntrySchema).describe('by name'),
 });
 

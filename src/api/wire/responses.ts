@@ -174,7 +174,7 @@ export const taskDetailResponse = z.strictObject({
   claimedElsewhere: z
     .strictObject({
       daemon: z.string().describe("the daemon's name (--name)"),
-      lastHeardMsAgo: z.number().int().nullable().describe('since its last heartbeat, by this daemon\'s clock; null when no daemon of that name runs (a stop takes its name off the database)'),
+      lastHeardMsAgo: z.number().int().nullable().describe('since its last heartbeat, by the database\'s clock (PostgreSQL\'s now(): hosts\' clocks may disagree); null when no daemon of that name runs (a stop takes its name off the database)'),
       leaseEndsInMs: z.number().int().nullable().describe('until its lease on the task ends (negative: ended, and the next tick of any daemon takes the task over at reviewing, or back to ready); a running daemon renews it, a stopping one ends it at once for a task with no run in flight'),
     })
     .nullable()

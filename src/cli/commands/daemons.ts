@@ -29,6 +29,19 @@ function cell(d: DaemonEntry, key: keyof DaemonSettings): string {
   return `${shown(key, d.settings[key])}${d.differs.includes(key) ? '!' : ''}`;
 }
 
+/** Below this the hosts' clocks agree as far as the listing's whole seconds go. */
+const SKEW_WORTH_SAYING_MS = 2_000;
+
+/**
+ * Ages are by the database's clock (PostgreSQL's now()): said only when the asked daemon's clock is off from it by
+ * seconds, as the one reason a person comparing LAST HEARD or STARTED with their own clock would find them off.
+ */
+export function clockSkewLine(list: Pick<DaemonList, 'self' | 'clockSkewMs'>): string {
+  if (list.clockSkewMs === null || Math.abs(list.clockSkewMs) < SKEW_WORTH_SAYING_MS) return '';
+  const s = Math.round(Math.abs(list.clockSkewMs) / 1000);
+  return `Ages are by the database's clock: ${oneLine(list.self)}'s clock is ${s} s ${list.clockSkewMs > 0 ? 'ahead of' : 'behind'} it.\n`;
+}
+
 /** The listing: a table, then a line for each daemon whose settings differ or are not known. */
 export function daemonsText(list: DaemonList): string {
   if (!list.daemons.length) return `No daemon is registered on this database (asked ${oneLine(list.self)}, which has not registered yet).\n`;
@@ -39,12 +52,13 @@ export function daemonsText(list: DaemonList): string {
     String(d.pid),
     localTime(d.startedAt),
     `${Math.round(d.lastHeardMsAgo / 1000)} s ago`,
+    String(d.runsInFlight),
     cell(d, 'version'),
     cell(d, 'leaseMs'),
     cell(d, 'agentSandbox'),
     cell(d, 'maxConcurrentRuns'),
   ]);
-  let out = table([['NAME', 'STATE', 'HOST', 'PID', 'STARTED', 'LAST HEARD', 'VERSION', 'LEASE', 'SANDBOX', 'RUNS'], ...rows]);
+  let out = table([['NAME', 'STATE', 'HOST', 'PID', 'STARTED', 'LAST HEARD', 'RUNNING', 'VERSION', 'LEASE', 'SANDBOX', 'RUNS'], ...rows]);
   const self = oneLine(list.self);
   for (const d of list.daemons) {
     const name = oneLine(d.name);
@@ -55,13 +69,15 @@ export function daemonsText(list: DaemonList): string {
       out += `${name} differs from ${self} (marked !): ${said.join(', ')}.\n`;
     }
   }
+  const skew = clockSkewLine(list);
+  if (skew) out += skew;
   const stale = list.daemons.filter((d) => d.state === 'stale');
   if (stale.length) out += `Stale: ${stale.map((d) => oneLine(d.name)).join(', ')} (no heartbeat for three leases: killed, or cut off from the database; its tasks go back to ready when their leases end).\n`;
   return out;
 }
 
 export function register(program: Command, ctx: CliContext): void {
-  withApi(program.command('daemons').description("List the daemons sharing this daemon's database (live, and stale in the last day): host, pid, start, last heartbeat, and the settings that differ from this one's.")).action(
+  withApi(program.command('daemons').description("List the daemons sharing this daemon's database (live, and stale in the last day): host, pid, start, last heartbeat (by the database's clock), runs in flight, and the settings that differ from this one's.")).action(
     action(async (opts: ClientFlags) => {
       const list = await clientFor(opts, ctx.env).get<DaemonList>('/api/daemons');
       if (opts.json) return printJson(list);

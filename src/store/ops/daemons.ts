@@ -4,36 +4,66 @@
  * with a live name is refused at start. The merge lease is a compare-and-set
  * on one row: taken when free, expired, or already ours.
  */
-import { daemonSettingsSchema, type DaemonSettings } from '../../core/daemonSettings.js';
+import { DAEMON_ROW_LIMITS, daemonSettingsSchema, type DaemonSettings } from '../../core/daemonSettings.js';
 import { MaestroError } from '../../core/errors.js';
 import type { Queryable } from '../db.js';
 
+/**
+ * The registry's clock. On PostgreSQL the daemons run on several hosts whose clocks may disagree by minutes: a
+ * heartbeat stamped by its writer's clock and aged by the reader's said "heard in 5 minutes", or "stale" of a live
+ * daemon. So there every heartbeat, start and age in this table is by the database's clock (`now()`), and `$n`
+ * (the caller's clock) only types the placeholder; SQLite is one machine, where it is the caller's (injected) clock.
+ */
+function registryNow(db: Queryable, param: string): string {
+  return db.dialect === 'postgres' ? `COALESCE((extract(epoch from now()) * 1000)::bigint, ${param}::bigint)` : param;
+}
+
+/** A registry text as read back: at most its limit (and `…`); only a database writer can make it longer. */
+function capped(column: 'name' | 'host' | 'home'): string {
+  return `substr(${column}, 1, ${DAEMON_ROW_LIMITS[column] + 1}) AS ${column}`;
+}
+
+function cut(text: string, column: 'name' | 'host' | 'home'): string {
+  return text.length > DAEMON_ROW_LIMITS[column] ? `${text.slice(0, DAEMON_ROW_LIMITS[column])}…` : text;
+}
+
+/** Refuses a registry row over its limits before it is written: every listing prints these columns. */
+function assertRowFits(d: { name: string; host: string; home: string }): void {
+  for (const column of ['name', 'host', 'home'] as const) {
+    if (d[column].length > DAEMON_ROW_LIMITS[column]) {
+      throw new MaestroError('CONFIG_INVALID', `This daemon's ${column} is ${d[column].length} characters long; the daemons registry takes at most ${DAEMON_ROW_LIMITS[column]} (${column === 'home' ? 'MAESTRO_HOME, --home' : column === 'name' ? 'MAESTRO_NAME, --name' : "the machine's host name"}).`, { details: { [column]: d[column].slice(0, 80) } });
+    }
+  }
+}
+
 /** `settings`: what it runs with, for the other daemons to compare (core/daemonSettings.ts); null for none. */
 export async function registerDaemon(db: Queryable, d: { name: string; host: string; pid: number; home: string; now: number; staleMs: number; settings?: DaemonSettings | null }): Promise<void> {
+  assertRowFits(d);
+  const now = registryNow(db, '$5');
   const rows = await db.all<{ name: string }>(
-    `INSERT INTO daemons (name, host, pid, home, started_at, heartbeat_at, settings) VALUES ($1, $2, $3, $4, $5, $5, $7)
+    `INSERT INTO daemons (name, host, pid, home, started_at, heartbeat_at, settings) VALUES ($1, $2, $3, $4, ${now}, ${now}, $7)
      ON CONFLICT (name) DO UPDATE SET host = excluded.host, pid = excluded.pid, home = excluded.home, started_at = excluded.started_at, heartbeat_at = excluded.heartbeat_at, settings = excluded.settings
-     WHERE daemons.heartbeat_at < $6 OR (daemons.host = excluded.host AND daemons.home = excluded.home)
+     WHERE daemons.heartbeat_at < ${now} - $6 OR (daemons.host = excluded.host AND daemons.home = excluded.home)
      RETURNING name`,
-    [d.name, d.host, d.pid, d.home, d.now, d.now - d.staleMs, d.settings ? JSON.stringify(d.settings) : null],
+    [d.name, d.host, d.pid, d.home, d.now, d.staleMs, d.settings ? JSON.stringify(d.settings) : null],
   );
   if (rows.length) return;
-  const other = await db.one<{ host: string; pid: number; home: string; heartbeat_at: number }>(`SELECT host, pid, home, heartbeat_at FROM daemons WHERE name = $1`, [d.name]);
+  const other = await db.one<{ host: string; pid: number; home: string; heard_ms_ago: number }>(`SELECT ${capped('host')}, pid, ${capped('home')}, ${registryNow(db, '$2')} - heartbeat_at AS heard_ms_ago FROM daemons WHERE name = $1`, [d.name, d.now]);
   throw new MaestroError(
     'CONFIG_INVALID',
-    `Another daemon named "${d.name}" is alive on this database (host ${other?.host}, pid ${other?.pid}, home ${other?.home}, last heartbeat ${Math.round((d.now - Number(other?.heartbeat_at ?? 0)) / 1000)} s ago). Give this one another name with --name or MAESTRO_NAME.`,
+    `Another daemon named "${d.name}" is alive on this database (host ${cut(other?.host ?? '?', 'host')}, pid ${other?.pid}, home ${cut(other?.home ?? '?', 'home')}, last heartbeat ${Math.round(Math.max(0, Number(other?.heard_ms_ago ?? 0)) / 1000)} s ago). Give this one another name with --name or MAESTRO_NAME.`,
     { details: { name: d.name } },
   );
 }
 
 export async function beatDaemon(db: Queryable, name: string, now: number): Promise<void> {
-  await db.run(`UPDATE daemons SET heartbeat_at = $1 WHERE name = $2`, [now, name]);
+  await db.run(`UPDATE daemons SET heartbeat_at = ${registryNow(db, '$1')} WHERE name = $2`, [now, name]);
 }
 
-/** When the daemon of that name last beat its heartbeat; null when none of that name runs (a stop takes its name off). */
-export async function daemonLastHeard(db: Queryable, name: string): Promise<number | null> {
-  const row = await db.one<{ heartbeat_at: number }>(`SELECT heartbeat_at FROM daemons WHERE name = $1`, [name]);
-  return row ? Number(row.heartbeat_at) : null;
+/** How long ago (by the registry's clock) the daemon of that name beat its heartbeat; null when none of that name runs (a stop takes its name off). */
+export async function daemonLastHeard(db: Queryable, name: string, now: number): Promise<number | null> {
+  const row = await db.one<{ heard_ms_ago: number }>(`SELECT ${registryNow(db, '$2')} - heartbeat_at AS heard_ms_ago FROM daemons WHERE name = $1`, [name, now]);
+  return row ? Math.max(0, Number(row.heard_ms_ago)) : null;
 }
 
 /** A daemon of the registry, with its settings as read back (null: none stored, or `unreadable` says why not). */
@@ -44,18 +74,41 @@ export interface RegisteredDaemon {
   home: string;
   startedAt: number;
   heartbeatAt: number;
+  /** How long ago it beat its heartbeat, by the registry's clock (registryNow): never another host's clock against this one's. */
+  heardMsAgo: number;
+  /** Its runs with status running (a worker of its own at work). */
+  runsInFlight: number;
   settings: DaemonSettings | null;
   /** Why the stored settings were not taken (not JSON, or not of core/daemonSettings.ts's shape); null when they were, or none were stored. */
   unreadable: string | null;
 }
 
-/** The daemons that beat their heartbeat at `since` or later, by name. */
-export async function listDaemons(db: Queryable, opts: { since: number }): Promise<RegisteredDaemon[]> {
-  const rows = await db.all<{ name: string; host: string; pid: number; home: string; started_at: number; heartbeat_at: number; settings: string | null }>(
-    `SELECT name, host, pid, home, started_at, heartbeat_at, settings FROM daemons WHERE heartbeat_at >= $1 ORDER BY name`,
-    [opts.since],
+/**
+ * The daemons heard from in the last `withinMs`, by name, with their runs in flight, their name, host and home cut to their limits (a
+ * megabyte written there by hand is not read whole); and the registry's clock now (`now`, the database's on
+ * PostgreSQL), so that the caller can say how far its own clock is from it.
+ */
+export async function listDaemons(db: Queryable, opts: { now: number; withinMs: number }): Promise<{ now: number; daemons: RegisteredDaemon[] }> {
+  const now = registryNow(db, '$1');
+  const clock = await db.one<{ now: number }>(`SELECT ${now} AS now`, [opts.now]);
+  const rows = await db.all<{ name: string; host: string; pid: number; home: string; started_at: number; heartbeat_at: number; heard_ms_ago: number; settings: string | null }>(
+    `SELECT ${capped('name')}, ${capped('host')}, pid, ${capped('home')}, started_at, heartbeat_at, ${now} - heartbeat_at AS heard_ms_ago, settings FROM daemons WHERE heartbeat_at >= ${now} - $2 ORDER BY name`,
+    [opts.now, opts.withinMs],
   );
-  return rows.map((r) => ({ name: r.name, host: r.host, pid: Number(r.pid), home: r.home, startedAt: Number(r.started_at), heartbeatAt: Number(r.heartbeat_at), ...readSettings(r.settings) }));
+  // One pass over the runs for all daemons (no index on status: the listing is asked for by a person, not a loop).
+  const inFlight = new Map((await db.all<{ owner: string; n: number }>(`SELECT owner, COUNT(*) AS n FROM runs WHERE status = 'running' AND owner IS NOT NULL GROUP BY owner`)).map((r) => [r.owner, Number(r.n)]));
+  const daemons = rows.map((r) => ({
+    name: cut(r.name, 'name'),
+    host: cut(r.host, 'host'),
+    pid: Number(r.pid),
+    home: cut(r.home, 'home'),
+    startedAt: Number(r.started_at),
+    heartbeatAt: Number(r.heartbeat_at),
+    heardMsAgo: Math.max(0, Number(r.heard_ms_ago)),
+    runsInFlight: inFlight.get(r.name) ?? 0,
+    ...readSettings(r.settings),
+  }));
+  return { now: Number(clock?.now ?? opts.now), daemons };
 }
 
 /** The settings column checked against the schema: a row written by another version, or by hand, may not fit. */
@@ -110,5 +163,5 @@ export async function conflictHeldElsewhere(db: Queryable, opts: { taskId: strin
   // Its run started, or the task moved on (a person was asked instead, then retried it): nothing is owed.
   const after = await db.one(`SELECT 1 AS yes FROM events WHERE task_id = $1 AND type IN ('run.started', 'task.status') AND id > $2 LIMIT 1`, [opts.taskId, found.id]);
   if (after) return false;
-  return !!(await db.one(`SELECT 1 AS yes FROM daemons WHERE name = $1 AND heartbeat_at >= $2`, [owner, opts.now - opts.staleMs]));
+  return !!(await db.one(`SELECT 1 AS yes FROM daemons WHERE name = $1 AND heartbeat_at >= ${registryNow(db, '$2')} - $3`, [owner, opts.now, opts.staleMs]));
 }
