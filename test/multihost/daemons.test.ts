@@ -83,9 +83,9 @@ describe.skipIf(!pgAvailable())('which daemon did what, on one PostgreSQL', () =
     const listed = await cli(['daemons', ...asked], env);
     expect(listed.stderr).toBe('');
     const lines = listed.stdout.split('\n');
-    expect(lines[0]).toMatch(/^NAME +STATE +HOST +PID +STARTED +LAST HEARD +VERSION +LEASE +SANDBOX +RUNS$/);
-    expect(lines[1]).toMatch(new RegExp(`^build-1 +live +${hostname()} +${child.pid} +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +\\d+ s ago +${MAESTRO_VERSION} +4 s! +(bwrap|off) +2!$`));
-    expect(lines[2]).toMatch(new RegExp(`^build-2 \\(this one\\) +live +${hostname()} +${process.pid} +.* +${MAESTRO_VERSION} +60 s +(bwrap|off) +${two.config.maxConcurrentRuns}$`));
+    expect(lines[0]).toMatch(/^NAME +STATE +HOST +PID +STARTED +LAST HEARD +RUNNING +VERSION +LEASE +SANDBOX +RUNS$/);
+    expect(lines[1]).toMatch(new RegExp(`^build-1 +live +${hostname()} +${child.pid} +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +\\d+ s ago +[0-9] +${MAESTRO_VERSION} +4 s! +(bwrap|off) +2!$`));
+    expect(lines[2]).toMatch(new RegExp(`^build-2 \\(this one\\) +live +${hostname()} +${process.pid} +.* s ago +0 +${MAESTRO_VERSION} +60 s +(bwrap|off) +${two.config.maxConcurrentRuns}$`));
     expect(lines[3]).toBe(`build-1 differs from build-2 (marked !): leaseMs 4 s (build-2: 60 s), tickMs 0.15 s (build-2: 0.1 s), maxConcurrentRuns 2 (build-2: ${two.config.maxConcurrentRuns}), warmWorkers 0 (build-2: ${two.config.warmWorkers}).`);
 
     const json = JSON.parse((await cli(['daemons', ...asked, '--json'], env)).stdout) as DaemonList;

@@ -14,6 +14,7 @@ import styles from './App.module.css';
 const KnowledgeScreen = lazy(() => import('./screens/KnowledgeScreen.js').then((m) => ({ default: m.KnowledgeScreen })));
 const MetricsScreen = lazy(() => import('./screens/MetricsScreen.js').then((m) => ({ default: m.MetricsScreen })));
 const ObserverScreen = lazy(() => import('./screens/ObserverScreen.js').then((m) => ({ default: m.ObserverScreen })));
+const DaemonsScreen = lazy(() => import('./screens/DaemonsScreen.js').then((m) => ({ default: m.DaemonsScreen })));
 const SettingsScreen = lazy(() => import('./screens/SettingsScreen.js').then((m) => ({ default: m.SettingsScreen })));
 
 export function App() {
@@ -38,6 +39,9 @@ export function App() {
       break;
     case 'metrics':
       screen = <MetricsScreen />;
+      break;
+    case 'daemons':
+      screen = <DaemonsScreen />;
       break;
     case 'knowledge':
       screen = <KnowledgeScreen view={route.view} id={route.id} />;

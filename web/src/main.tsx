@@ -5,6 +5,7 @@ import './i18n/index.js';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App.js';
+import { useDaemons } from './stores/daemons.js';
 import { useProjects } from './stores/projects.js';
 import { useTasks } from './stores/tasks.js';
 
@@ -12,6 +13,8 @@ import { useTasks } from './stores/tasks.js';
 void useProjects.getState().load();
 const remembered = useProjects.getState().selectedId;
 if (remembered) void useTasks.getState().load(remembered);
+// Whether other daemons share the database: the board names them (and which ran what) only then.
+void useDaemons.getState().load();
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -9,6 +9,7 @@ import type {
   CancelBody,
   CancelResponse,
   ChecksResponse,
+  DaemonList,
   DecisionList,
   DiffResponse,
   EventPage,
@@ -188,5 +189,7 @@ export const api = {
   metrics: (projectId?: string) => request<Metrics>('GET', `/api/metrics${q({ projectId })}`),
   events: (params: { projectId?: string; type?: string; after?: number; before?: number; order?: 'oldest' | 'newest'; limit?: number }) =>
     request<EventPage>('GET', `/api/events${q(params)}`),
+  /** The daemons sharing this daemon's database; 404 from an API with no daemon behind it. */
+  daemons: () => request<DaemonList>('GET', '/api/daemons'),
   decisions: (taskId: string) => request<DecisionList>('GET', `/api/scheduler/decisions${q({ taskId })}`),
 };

@@ -61,5 +61,9 @@ export type { LineComment } from '../../../src/core/reports.js';
 export interface ApiErrorBody {
   error: { code: string; message: string };
 }
+/* GET /api/daemons: the daemons sharing the database (several on one PostgreSQL), as `maestro daemons` lists them. */
+export type { DaemonEntry, DaemonList } from '../../../src/api/wire/daemons.js';
+export type { DaemonSettings } from '../../../src/core/daemonSettings.js';
+
 /* A task's knowledge session (`task-<id>`): where `maestro task show` finds what its runs staged, and so does the board. */
 export { sessionIdFor } from '../../../src/core/supersededVersion.js';

@@ -1,6 +1,7 @@
 /** Left column: projects and the screens. */
 import { useTranslation } from 'react-i18next';
 import type { Project } from '../api/types.js';
+import { severalDaemons, useDaemons } from '../stores/daemons.js';
 import { useProjects } from '../stores/projects.js';
 import { href, useRoute, type Route } from '../stores/route.js';
 import { visible } from './hiddenChars.js';
@@ -13,6 +14,9 @@ const SCREENS: { route: Route; key: string }[] = [
   { route: { name: 'knowledge', view: 'search' }, key: 'nav.knowledge' },
   { route: { name: 'observer' }, key: 'nav.observer' },
 ];
+
+/** Listed once another daemon shares the database: a single machine's board stays as it was. */
+const DAEMONS = { route: { name: 'daemons' } as Route, key: 'nav.daemons' };
 
 function ProjectList({ labelledBy, projects, selectedId, select }: { labelledBy: string; projects: Project[]; selectedId: string | null; select: (id: string) => void }) {
   return (
@@ -32,6 +36,8 @@ export function Sidebar() {
   const { t } = useTranslation();
   const { projects, selectedId, select, error, loaded } = useProjects();
   const current = useRoute((s) => s.route.name);
+  const daemons = useDaemons((s) => s.list);
+  const screens = severalDaemons(daemons) || current === 'daemons' ? [...SCREENS, DAEMONS] : SCREENS;
   const active = projects.filter((p) => p.archivedAt === null);
   const archived = projects.filter((p) => p.archivedAt !== null);
   return (
@@ -49,7 +55,7 @@ export function Sidebar() {
       )}
       <h3>{t('nav.screens')}</h3>
       <ul className={styles.list}>
-        {SCREENS.map((s) => (
+        {screens.map((s) => (
           <li key={s.key}>
             <a href={href(s.route)} aria-current={current === s.route.name ? 'page' : undefined} className={current === s.route.name ? styles.activeLink : styles.link}>
               {t(s.key)}

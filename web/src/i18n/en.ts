@@ -4,7 +4,7 @@ export const en = {
   conn: { unauthorized: 'Not signed in', live: 'Live', connecting: 'Connecting to the daemon…', lost: 'The daemon is unreachable; reconnecting…', reconnected: 'Reconnected; the board was reloaded' },
   health: { DISK_FULL: 'The disk holding {{path}} is full: no new tasks start until space is freed.', HOME_READ_ONLY: '{{path}} is read-only: no new tasks start until it is writable again.', PROJECT_FOLDER_MISSING: 'The project folder {{path}} is gone: its approved work waits in needs_attention until it is back (then retry it).', REMOTE_UNREACHABLE: 'The shared remote {{path}} does not answer: its project\'s tasks wait until it does.', SCHEMA_NEWER: 'The database {{path}} was upgraded by a newer Maestro: this daemon starts no new tasks until it is upgraded too.' },
   sandbox: { bwrap: 'Agents sandboxed', bwrapTitle: 'Agents and checks run in the bwrap sandbox: no daemon token, no daemon process, the repository read-only.', off: 'Agents run unsandboxed', offTitle: 'Agents and checks run as the user who started the daemon: {{reason}}' },
-  nav: { label: 'Projects and screens', projects: 'Projects', screens: 'Screens', noProjects: 'No projects yet.', board: 'Board', metrics: 'Metrics', settings: 'Settings', knowledge: 'Knowledge', observer: 'Observer', archived: 'Archived ({{count}})' },
+  nav: { label: 'Projects and screens', projects: 'Projects', screens: 'Screens', noProjects: 'No projects yet.', board: 'Board', metrics: 'Metrics', settings: 'Settings', knowledge: 'Knowledge', observer: 'Observer', archived: 'Archived ({{count}})', daemons: 'Daemons' },
   lane: { backlog: 'Backlog', planning: 'Planning', working: 'In progress', done: 'Done', attention: 'Stopped' },
   board: {
     label: 'Task board',
@@ -90,7 +90,15 @@ export const en = {
     title: 'Transcript', search: 'Search the transcript', run: 'Run', latestRun: 'Latest run', go: 'Search', tail: 'Show the last lines',
     matches: 'Matching lines: {{count}}', tailOf: 'The last {{shown}} of {{total}} lines',
   },
-  runs: { title: 'Runs', none: 'No runs yet.', kind: 'Kind', status: 'Status', model: 'Model', tokens: 'Tokens in / out', cost: 'Cost', duration: 'Duration', running: 'running', total: 'Total', attempt: 'Attempt' },
+  runs: { title: 'Runs', none: 'No runs yet.', kind: 'Kind', status: 'Status', model: 'Model', tokens: 'Tokens in / out', cost: 'Cost', duration: 'Duration', running: 'running', total: 'Total', attempt: 'Attempt', daemon: 'Daemon' },
+  daemons: {
+    title: 'Daemons', loadFailed: 'The daemons could not be loaded: {{message}}', intro: 'The daemons sharing this database, live and those gone stale in the last day. Ages are by the database’s clock.',
+    skewAhead: 'This daemon ({{self}}) runs {{seconds}} s ahead of the database’s clock: ages here are by the database’s.', skewBehind: 'This daemon ({{self}}) runs {{seconds}} s behind the database’s clock: ages here are by the database’s.',
+    name: 'Name', state: 'State', host: 'Host', version: 'Version', lastHeard: 'Last heard', runsInFlight: 'Runs in flight', started: 'Started', thisOne: 'this one',
+    live: 'live', stale: 'stale', heardAgo: '{{seconds}} s ago', settingsTitle: 'Settings that differ',
+    differs: 'differs from {{self}}: {{list}}.', unreadable: 'its stored settings could not be read ({{why}}).', notKnown: 'settings not known (a Maestro from before daemons registered them).',
+    staleNote: 'Stale: no heartbeat for three leases (killed, or cut off from the database); its tasks go back to ready when their leases end.',
+  },
   score: {
     title: 'Last claim: score', none: 'The scheduler has not claimed this task.', total: 'Score {{score}}, claimed by {{owner}} at {{at}}', beat_one: 'It beat {{count}} other ready task.', beat_other: 'It beat {{count}} other ready tasks.',
     rankU: 'Rank (urgency)', chainInertia: 'Chain inertia', agingBonus: 'Aging bonus', couplingPenalty: 'Coupling penalty',

@@ -5,7 +5,7 @@ export const ja: Dictionary = {
   conn: { unauthorized: '未サインイン', live: 'ライブ', connecting: 'デーモンに接続中…', lost: 'デーモンに接続できません。再接続中…', reconnected: '再接続しました。ボードを再読み込みしました' },
   health: { DISK_FULL: '{{path}} のディスクがいっぱいです。空き容量ができるまで新しいタスクは開始されません。', HOME_READ_ONLY: '{{path}} は読み取り専用です。書き込み可能になるまで新しいタスクは開始されません。', PROJECT_FOLDER_MISSING: 'プロジェクトのフォルダー {{path}} がありません。承認済みの作業は、フォルダーが戻るまで needs_attention で待機します（戻ったら再試行してください）。', REMOTE_UNREACHABLE: '共有リモート {{path}} が応答しません。応答するまでそのプロジェクトのタスクは待機します。', SCHEMA_NEWER: '新しい Maestro がデータベース {{path}} を更新しました。このデーモンも更新するまで新しいタスクは開始されません。' },
   sandbox: { bwrap: 'エージェントは隔離中', bwrapTitle: 'エージェントとチェックは bwrap サンドボックスで動きます。デーモンのトークンもプロセスも見えず、リポジトリは読み取り専用です。', off: 'エージェントは隔離なし', offTitle: 'エージェントとチェックはデーモンを起動したユーザーとして動きます: {{reason}}' },
-  nav: { label: 'プロジェクトと画面', projects: 'プロジェクト', screens: '画面', noProjects: 'プロジェクトはまだありません。', board: 'ボード', metrics: 'メトリクス', settings: '設定', knowledge: 'ナレッジ', observer: 'オブザーバー', archived: 'アーカイブ済み ({{count}})' },
+  nav: { label: 'プロジェクトと画面', projects: 'プロジェクト', screens: '画面', noProjects: 'プロジェクトはまだありません。', board: 'ボード', metrics: 'メトリクス', settings: '設定', knowledge: 'ナレッジ', observer: 'オブザーバー', archived: 'アーカイブ済み ({{count}})', daemons: 'デーモン' },
   lane: { backlog: 'バックログ', planning: '計画', working: '進行中', done: '完了', attention: '停止' },
   board: {
     label: 'タスクボード', search: 'タイトルを検索', statusFilter: '状態で絞り込む', allStatuses: 'すべての状態', showSuperseded: '置き換え済みを表示', total_one: 'タスク {{count}} 件', total_other: 'タスク {{count}} 件',
@@ -64,7 +64,15 @@ export const ja: Dictionary = {
   },
   live: { title: 'ライブ出力', open: 'ライブ', connecting: '接続中', reconnecting: '再接続中', empty: 'まだ出力はありません。実行中の出力がここに表示されます。', result: '実行終了', idle: '実行中のものはありません', truncated: '実行 {{runId}} の以前の出力は長すぎるため、ここでは再生していません。下のトランスクリプトにすべてあります。', truncatedRuns: '{{n}} 件の実行（{{runs}}）の以前の出力は長すぎるため、ここでは再生していません。下のトランスクリプトにそれぞれすべてあります（そこで実行を選んでください）。' },
   transcript: { title: 'トランスクリプト', search: 'トランスクリプトを検索', run: '実行', latestRun: '最新の実行', go: '検索', tail: '最後の行を表示', matches: '一致した行: {{count}}', tailOf: '{{total}} 行のうち最後の {{shown}} 行' },
-  runs: { title: '実行', none: 'まだ実行はありません。', kind: '種類', status: '状態', model: 'モデル', tokens: '入力 / 出力トークン', cost: 'コスト', duration: '所要時間', running: '実行中', total: '合計', attempt: '試行' },
+  runs: { title: '実行', none: 'まだ実行はありません。', kind: '種類', status: '状態', model: 'モデル', tokens: '入力 / 出力トークン', cost: 'コスト', duration: '所要時間', running: '実行中', total: '合計', attempt: '試行', daemon: 'デーモン' },
+  daemons: {
+    title: 'デーモン', loadFailed: 'デーモンを読み込めませんでした: {{message}}', intro: 'このデータベースを共有するデーモン(稼働中のもの、および直近1日に応答が途絶えたもの)。経過時間はデータベースの時計によります。',
+    skewAhead: 'このデーモン({{self}})の時計はデータベースの時計より {{seconds}} 秒進んでいます。ここでの経過時間はデータベースの時計によります。', skewBehind: 'このデーモン({{self}})の時計はデータベースの時計より {{seconds}} 秒遅れています。ここでの経過時間はデータベースの時計によります。',
+    name: '名前', state: '状態', host: 'ホスト', version: 'バージョン', lastHeard: '最終応答', runsInFlight: '実行中の実行', started: '開始', thisOne: 'このデーモン',
+    live: '稼働中', stale: '応答なし', heardAgo: '{{seconds}} 秒前', settingsTitle: '異なる設定',
+    differs: '{{self}} と異なります: {{list}}。', unreadable: '保存された設定を読めませんでした({{why}})。', notKnown: '設定は不明です(デーモンが設定を登録する前の Maestro)。',
+    staleNote: '応答なし: リース3回分ハートビートがありません(強制終了されたか、データベースに接続できません)。そのタスクはリース終了時に ready に戻ります。',
+  },
   score: {
     title: '直近の取得: スコア', none: 'スケジューラーはまだこのタスクを取得していません。', total: 'スコア {{score}}、{{at}} に {{owner}} が取得', beat_one: '他の準備完了タスク {{count}} 件に勝ちました。', beat_other: '他の準備完了タスク {{count}} 件に勝ちました。',
     rankU: 'ランク（緊急度）', chainInertia: 'チェーン慣性', agingBonus: '待機ボーナス', couplingPenalty: '結合ペナルティ',

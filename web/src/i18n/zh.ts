@@ -5,7 +5,7 @@ export const zh: Dictionary = {
   conn: { unauthorized: '未登录', live: '实时', connecting: '正在连接守护进程…', lost: '无法连接守护进程，正在重连…', reconnected: '已重新连接，看板已刷新' },
   health: { DISK_FULL: '{{path}} 所在的磁盘已满：释放空间之前不会开始新任务。', HOME_READ_ONLY: '{{path}} 是只读的：恢复可写之前不会开始新任务。', PROJECT_FOLDER_MISSING: '项目文件夹 {{path}} 不见了：其已批准的工作在 needs_attention 中等待，直到文件夹恢复（然后重试）。', REMOTE_UNREACHABLE: '共享远程仓库 {{path}} 无响应：其项目的任务将等待它恢复响应。', SCHEMA_NEWER: '更新版本的 Maestro 已升级数据库 {{path}}：在此守护进程也升级之前，不会启动新任务。' },
   sandbox: { bwrap: '代理已隔离', bwrapTitle: '代理和检查在 bwrap 沙箱中运行：看不到守护进程的令牌和进程，仓库只读。', off: '代理未隔离', offTitle: '代理和检查以启动守护进程的用户身份运行：{{reason}}' },
-  nav: { label: '项目与页面', projects: '项目', screens: '页面', noProjects: '还没有项目。', board: '看板', metrics: '指标', settings: '设置', knowledge: '知识库', observer: '观察器', archived: '已归档（{{count}}）' },
+  nav: { label: '项目与页面', projects: '项目', screens: '页面', noProjects: '还没有项目。', board: '看板', metrics: '指标', settings: '设置', knowledge: '知识库', observer: '观察器', archived: '已归档（{{count}}）', daemons: '守护进程' },
   lane: { backlog: '待办', planning: '规划', working: '进行中', done: '已完成', attention: '已停止' },
   board: {
     label: '任务看板', search: '搜索标题', statusFilter: '按状态筛选', allStatuses: '全部状态', showSuperseded: '显示已被取代的', total_one: '{{count}} 个任务', total_other: '{{count}} 个任务',
@@ -64,7 +64,15 @@ export const zh: Dictionary = {
   },
   live: { title: '实时输出', open: '实时', connecting: '连接中', reconnecting: '重连中', empty: '暂无输出：运行时输出会显示在这里。', result: '运行结束', idle: '没有正在进行的运行', truncated: '运行 {{runId}} 较早的输出过长，未在此回放；下方的对话记录包含全部内容。', truncatedRuns: '{{n}} 个运行（{{runs}}）较早的输出过长，未在此回放；下方的对话记录包含每个运行的全部内容（在那里选择运行）。' },
   transcript: { title: '对话记录', search: '搜索对话记录', run: '运行', latestRun: '最近一次运行', go: '搜索', tail: '显示最后几行', matches: '匹配行数：{{count}}', tailOf: '共 {{total}} 行中的最后 {{shown}} 行' },
-  runs: { title: '运行', none: '还没有运行。', kind: '类型', status: '状态', model: '模型', tokens: '输入 / 输出 token', cost: '费用', duration: '耗时', running: '运行中', total: '合计', attempt: '尝试次数' },
+  runs: { title: '运行', none: '还没有运行。', kind: '类型', status: '状态', model: '模型', tokens: '输入 / 输出 token', cost: '费用', duration: '耗时', running: '运行中', total: '合计', attempt: '尝试次数', daemon: '守护进程' },
+  daemons: {
+    title: '守护进程', loadFailed: '无法加载守护进程：{{message}}', intro: '共享此数据库的守护进程：在线的,以及最近一天内失联的。时长按数据库的时钟计算。',
+    skewAhead: '此守护进程({{self}})的时钟比数据库快 {{seconds}} 秒：此处的时长按数据库的时钟计算。', skewBehind: '此守护进程({{self}})的时钟比数据库慢 {{seconds}} 秒：此处的时长按数据库的时钟计算。',
+    name: '名称', state: '状态', host: '主机', version: '版本', lastHeard: '最近心跳', runsInFlight: '进行中的运行', started: '启动于', thisOne: '本进程',
+    live: '在线', stale: '失联', heardAgo: '{{seconds}} 秒前', settingsTitle: '不同的设置',
+    differs: '与 {{self}} 不同：{{list}}。', unreadable: '无法读取其保存的设置({{why}})。', notKnown: '设置未知(守护进程登记设置之前的 Maestro)。',
+    staleNote: '失联：三个租期内没有心跳(被强行终止,或无法连接数据库);其任务在租期结束后回到就绪。',
+  },
   score: {
     title: '最近一次认领：得分', none: '调度器尚未认领此任务。', total: '得分 {{score}}，由 {{owner}} 于 {{at}} 认领', beat_one: '它胜过了 {{count}} 个其他就绪任务。', beat_other: '它胜过了 {{count}} 个其他就绪任务。',
     rankU: '排名（紧急度）', chainInertia: '链惯性', agingBonus: '等待加分', couplingPenalty: '耦合惩罚',

@@ -1,5 +1,5 @@
 /**
- * Hash routes: #/board, #/task/<id>, #/task/<id>/review (the task full width, for a diff), #/settings, #/metrics, #/knowledge,
+ * Hash routes: #/board, #/task/<id>, #/task/<id>/review (the task full width, for a diff), #/settings, #/metrics, #/daemons, #/knowledge,
  * #/knowledge/entry/<id>, #/knowledge/review, #/knowledge/review/<session> (one session's candidates), #/knowledge/audit, #/observer,
  * #/observer/<id>. Hash routing needs nothing from the server beyond `/`.
  */
@@ -9,6 +9,7 @@ export type Route =
   | { name: 'board'; taskId?: string; wide?: boolean }
   | { name: 'settings' }
   | { name: 'metrics' }
+  | { name: 'daemons' }
   | { name: 'knowledge'; view: 'search' | 'review' | 'audit' | 'entry'; id?: string }
   | { name: 'observer'; id?: string }
   | { name: 'unknown'; path: string };
@@ -28,6 +29,7 @@ export function parseRoute(hash: string): Route {
   if (head === 'task' && a && b === 'review' && parts.length === 3) return { name: 'board', taskId: a, wide: true };
   if (head === 'settings' && !a) return { name: 'settings' };
   if (head === 'metrics' && !a) return { name: 'metrics' };
+  if (head === 'daemons' && !a) return { name: 'daemons' };
   if (head === 'knowledge') {
     if (!a) return { name: 'knowledge', view: 'search' };
     if ((a === 'review' || a === 'audit') && !b) return { name: 'knowledge', view: a };

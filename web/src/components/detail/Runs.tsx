@@ -1,6 +1,8 @@
 /** Runs with tokens and cost, and the scheduler's score breakdown for the last claim. */
 import { useTranslation } from 'react-i18next';
 import type { Run, SchedulerDecision } from '../../api/types.js';
+import { severalDaemons, useDaemons } from '../../stores/daemons.js';
+import { oneLine } from '../hiddenChars.js';
 import { translateReason } from '../reasons.js';
 import styles from './Detail.module.css';
 
@@ -20,9 +22,15 @@ export function Runs({ runs, decision }: { runs: Run[]; decision: SchedulerDecis
   );
 }
 
-/** Each run (kind, attempt, status, model, tokens, cost, duration; its error on hover), then the totals. */
+/**
+ * Each run (kind, attempt, status, model, tokens, cost, duration; its error on hover), then the totals. The daemon
+ * that ran each, once another daemon shares the database or one of these runs was another's (`run show`'s
+ * `daemon:` line): a single machine's board keeps its columns.
+ */
 function RunTable({ runs }: { runs: Run[] }) {
   const { t } = useTranslation();
+  const daemons = useDaemons((s) => s.list);
+  const withDaemon = severalDaemons(daemons) || (daemons !== null && runs.some((r) => r.owner !== null && r.owner !== daemons.self));
   const totals = runs.reduce((a, r) => ({ i: a.i + r.inputTokens, o: a.o + r.outputTokens, c: a.c + r.costUsd }), { i: 0, o: 0, c: 0 });
   return (
     <section className={styles.section} aria-labelledby="runs-h">
@@ -40,6 +48,7 @@ function RunTable({ runs }: { runs: Run[] }) {
               <th>{t('runs.tokens')}</th>
               <th>{t('runs.cost')}</th>
               <th>{t('runs.duration')}</th>
+              {withDaemon && <th>{t('runs.daemon')}</th>}
             </tr>
           </thead>
           <tbody>
@@ -54,6 +63,7 @@ function RunTable({ runs }: { runs: Run[] }) {
                 </td>
                 <td>${r.costUsd.toFixed(4)}</td>
                 <td>{r.endedAt ? fmtMs(r.endedAt - r.startedAt) : t('runs.running')}</td>
+                {withDaemon && <td>{r.owner === null ? '—' : oneLine(r.owner)}</td>}
               </tr>
             ))}
             <tr>
@@ -66,6 +76,7 @@ function RunTable({ runs }: { runs: Run[] }) {
               </td>
               <td>${totals.c.toFixed(4)}</td>
               <td />
+              {withDaemon && <td />}
             </tr>
           </tbody>
         </table>
