@@ -8,6 +8,17 @@ import type { Store } from '../store/store.js';
 import type { GuardConfig } from './guard.js';
 import type { OpenApiDoc } from './route.js';
 import type { HealthResponse } from './wire/responses.js';
+import type { StopProgressLine } from './wire/daemons.js';
+
+/** A stop's progress as the daemon publishes it (app/stopRequest.ts StopProgress), for POST /api/daemon/stop?follow=true. */
+export interface StopProgressView {
+  /** Where the stop is: null before it began. */
+  now(): StopProgressLine | null;
+  /** Told of each change; returns the unsubscribe. */
+  onChange(fn: (line: StopProgressLine) => void): () => void;
+  /** An answer following the stop: the daemon closes its port only once it has ended (or a short while after the last line). */
+  hold(ended: Promise<void>): void;
+}
 
 export interface ApiDeps {
   store: Store;
@@ -42,7 +53,7 @@ export interface ApiDeps {
    * How POST /api/daemon/stop stops this daemon, as one SIGTERM does (`maestro stop`): `request` is called once the
    * answer is sent. Absent (an API without a daemon behind it), the route is not served.
    */
-  stop?: { request: () => void; graceMs: number; home: string };
+  stop?: { request: () => void; graceMs: number; home: string; progress?: StopProgressView };
   /** Extra route plugins (knowledge, observer, the web board); `doc` lists their routes at /api/openapi.json. */
   plugins?: ((app: FastifyInstance, doc: OpenApiDoc) => Promise<void> | void)[];
 }

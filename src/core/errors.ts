@@ -82,6 +82,10 @@ export const ERROR_CATALOGUE = {
   DAEMON_NOT_RUNNING: 404,
   /** `maestro stop` asked the daemon to stop, and it had not exited within --timeout (it goes on stopping). */
   STOP_TIMEOUT: 504,
+  /** The daemon is stopping: it answers only `maestro stop` (to follow its hand-over) and /api/health until it exits. */
+  DAEMON_STOPPING: 503,
+  /** `maestro stop`: the daemon's answer ended before it said its hand-over was done (killed, or its host cut off). */
+  STOP_UNCONFIRMED: 502,
   /** Something else listens on the daemon's port: the daemon did not start, and made nothing in its home. */
   PORT_IN_USE: 409,
   UNKNOWN_KNOWLEDGE_ID: 404,

@@ -362,9 +362,10 @@ export class Orchestrator {
    * the stage it is in (its next `phase … done` record) for up to `graceMs`;
    * then it gets SIGTERM, ends its current record and exits. Its run stays
    * `running` and resumes from stages.json on the next start; the rest is handed over (handOver.ts). `detach`
-   * leaves workers running (for adoption by the next daemon) and hands nothing over.
+   * leaves workers running (for adoption by the next daemon) and hands nothing over. `onHandOver`: told once its
+   * workers have stopped, as the hand-over begins (`maestro stop` follows it).
    */
-  async stop(opts: { graceMs: number; detach?: boolean }): Promise<void> {
+  async stop(opts: { graceMs: number; detach?: boolean; onHandOver?: () => void }): Promise<void> {
     this.stopping = true;
     const handOver = { store: this.store, owner: this.owner, onError: this.opts.onError, log: this.opts.log };
     for (const halt of this.halts ?? []) halt();
@@ -378,6 +379,7 @@ export class Orchestrator {
     if (opts.detach) {
       stopLeases();
       await this.workers.detachAll();
+      opts.onHandOver?.();
     } else {
       const since = Date.now();
       const deadline = since + opts.graceMs;
@@ -387,6 +389,7 @@ export class Orchestrator {
       for (const runId of midStage()) this.opts.log?.info({ runId, graceMs: opts.graceMs }, 'stage still running when the grace period ended: stopped mid-stage; the run resumes from its last finished stage at the next start');
       await this.workers.stopAll(Math.min(5 * SECOND, opts.graceMs));
       for (const id of this.workers.runIds()) this.opts.log?.info({ runId: id }, 'worker did not stop in time; killed');
+      opts.onHandOver?.();
       // Results of runs that finished meanwhile, applied: their tasks stand at their next stage (handOver.ts).
       await applyLeftovers(handOver, this.ingestor);
       stopLeases();

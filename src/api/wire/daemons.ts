@@ -44,3 +44,14 @@ export const daemonStopResponse = z.strictObject({
 });
 
 export type DaemonStop = z.infer<typeof daemonStopResponse>;
+
+/**
+ * How far a stop has got, as POST /api/daemon/stop?follow=true streams it (one JSON line each, after the first line,
+ * the DaemonStop): running stages finishing (up to the grace), the hand-over (finished results applied, tasks between
+ * stages released to the other daemons, the daemon's row taken off), then done. The line repeats every few seconds
+ * while nothing changes, so that a client that gives up can say what it saw.
+ */
+export const STOP_PHASES = ['finishing-stages', 'handing-over', 'handed-over'] as const;
+export type StopPhase = (typeof STOP_PHASES)[number];
+export const stopProgressLine = z.strictObject({ phase: z.enum(STOP_PHASES), runsRunning: z.number().int().nonnegative().describe('its workers still running') });
+export type StopProgressLine = z.infer<typeof stopProgressLine>;
