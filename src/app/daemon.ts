@@ -55,7 +55,7 @@ import { CREDENTIAL_ENV } from '../agents/credentials.js';
 import { Spawner } from '../lib/spawner/spawner.js';
 import { runGitThrough } from '../git/git.js';
 import type { DaemonOptions } from './daemonOptions.js';
-import { STOP_GRACE_MS, StopProgress, StopRequest } from './stopRequest.js';
+import { STOP_GRACE_MS, StopRequest } from './stopRequest.js';
 
 export type { DaemonOptions } from './daemonOptions.js';
 
@@ -163,42 +163,22 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
     const orchestrator = createOrchestrator({ config, options, store, bus, log, health, control, knowledge, wrote, logError });
     onHealth = healthReaction(log, bus, orchestrator);
     const mode: ShutdownMode = { graceMs: STOP_GRACE_MS, detach: false };
-    // The API closes after the hand-over, not before: `maestro stop` follows the stop through it (StopProgress), and
-    // a daemon on another host has nothing else to show that its hand-over is done. Until then it answers only the
-    // stop and /api/health (the gate below).
-    let closeApi = async () => {};
-    cleanups.push(() => closeApi());
-    const progress = new StopProgress(() => orchestrator.workers.running);
-    cleanups.push(async () => {
-      progress.set('finishing-stages');
-      await orchestrator.stop({ graceMs: mode.graceMs, detach: mode.detach, onHandOver: () => progress.set('handing-over') });
-      progress.set('handed-over');
-    });
+    const stopRequest = new StopRequest(() => orchestrator.workers.running);
+    // The API closes after the hand-over, not first: `maestro stop` follows the stop through it (stopRequest.ts).
+    cleanups.push(() => stopRequest.closeApi(), () => stopRequest.progress.through((onHandOver) => orchestrator.stop({ graceMs: mode.graceMs, detach: mode.detach, onHandOver })));
     // Runs before the orchestrator stops: a probe clearing during shutdown must not kick a tick.
     cleanups.push(() => {
       onHealth = () => {};
     });
     const observer = createObserver(config, options, bus, logError);
-    const stopRequest = new StopRequest();
-    const app = await buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, database: db.name, knowledge, observer, repos: orchestrator.repos, logError, requestStop: stopRequest.request, stopProgress: progress });
+    const app = await buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, database: db.name, knowledge, observer, repos: orchestrator.repos, logError, stopRequest });
     observer.start();
     cleanups.push(() => observer.stop());
     // After a request that wrote: its events went out at commit; without a NOTIFY listener, other processes' are read now too.
     app.addHook('onResponse', async (req) => {
       if (req.method !== 'GET') void feed.wrote();
     });
-    closeApi = async () => {
-      await progress.drained(5_000);
-      await app.close();
-    };
-    let stopping = false;
-    app.addHook('onRequest', async (req) => {
-      if (stopping && !STILL_ANSWERED.test(`${req.method} ${req.url}`)) throw new MaestroError('DAEMON_STOPPING', 'This daemon is stopping: its running stages finish and it hands its tasks over, then it exits. `maestro stop` follows it; ask another daemon, or this one once it is started again.');
-    });
-    // First of the stop: no new work through the API from here on.
-    cleanups.push(() => {
-      stopping = true;
-    });
+    cleanups.push(stopRequest.refuseDuringStop(app)); // the stop's first step: the API answers the stop and health only
     // Before it listens: a daemon refused for a live name on a shared database never says it is up.
     await orchestrator.register();
     const { port, url } = await listen(app, config);
@@ -223,9 +203,6 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
  * The running daemon: stop() and abandon() set how the orchestrator stops, then run the
  * cleanups once (a second call gets the same promise); the log closes after them.
  */
-/** What a stopping daemon still answers: the stop (a second `maestro stop` follows the same one) and its health. */
-const STILL_ANSWERED = /^(POST \/api\/daemon\/stop|GET \/api\/health)(\?|$)/;
-
 function daemonHandle(parts: Omit<Daemon, 'stop' | 'abandon'>, mode: ShutdownMode, cleanup: () => Promise<void>, closeLog: () => Promise<void>): Daemon {
   let stopping: Promise<void> | null = null;
   return {
@@ -375,12 +352,11 @@ interface ApiParts {
   /** Where this daemon works on each project (a diff fetches a shared remote's clone through it). */
   repos: ProjectRepos;
   logError: (err: Error) => void;
-  requestStop: () => void; // POST /api/daemon/stop, once its answer is sent (stopRequest.ts)
-  stopProgress: StopProgress; // where the stop has got, for POST /api/daemon/stop?follow=true
+  stopRequest: StopRequest; // POST /api/daemon/stop: the request, once its answer is sent, and the stop's progress
 }
 
 /** The API app with the built-in knowledge and observer routes and the caller's plugins (not yet listening). */
-async function buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, database, knowledge, observer, repos, logError, requestStop, stopProgress }: ApiParts): Promise<FastifyInstance> {
+async function buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, database, knowledge, observer, repos, logError, stopRequest }: ApiParts): Promise<FastifyInstance> {
   // Task branches of a project on a shared remote live in this host's clone of it, and so does its runs' knowledge.
   const repoFor = (project: Project) => {
     const work = workRepoOf(config.home, project);
@@ -403,7 +379,7 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
   // What workers see (the allowlist with every provider's credentials): detection runs tools' status commands in it.
   const workersEnv = { ...processAgentEnv({ credentials: Object.values(CREDENTIAL_ENV).flat() }), ...options.workerEnv };
   const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, workersEnv) };
-  return buildApi({ store, bus, config: { ...config, token }, home: config.home, control, logError, health: () => ({ ...health.report(), agentSandbox: sandbox, database }), ...providerCheck, repoFor, refreshRepo: (project) => repos.refresh(project), agentEnv: workersEnv, slots: { owner: config.name, perProject: config.maxConcurrentRunsPerProject }, self: { name: config.name, settings: settingsOf(config) }, stop: { request: requestStop, graceMs: STOP_GRACE_MS, home: config.home, progress: stopProgress }, plugins: [...builtIn, ...(options.plugins ?? [])] });
+  return buildApi({ store, bus, config: { ...config, token }, home: config.home, control, logError, health: () => ({ ...health.report(), agentSandbox: sandbox, database }), ...providerCheck, repoFor, refreshRepo: (project) => repos.refresh(project), agentEnv: workersEnv, slots: { owner: config.name, perProject: config.maxConcurrentRunsPerProject }, self: { name: config.name, settings: settingsOf(config) }, stop: { request: stopRequest.request, graceMs: STOP_GRACE_MS, home: config.home, progress: stopRequest.progress }, plugins: [...builtIn, ...(options.plugins ?? [])] });
 }
 
 /** With `demo` on and no project registered, creates the offline demo project. */

@@ -3,13 +3,39 @@
  * starting (after it listens, before startDaemon returns) is kept, and acted on once the daemon is up, with its
  * handle: `maestro serve` stops as at its first SIGTERM, anything else stops the daemon with its own stop().
  */
+import type { FastifyInstance } from 'fastify';
 import type { StopProgressView } from '../api/deps.js';
+import { MaestroError } from '../core/errors.js';
 import type { StopPhase, StopProgressLine } from '../api/wire/daemons.js';
 
 /** How long a graceful stop (SIGTERM, Ctrl-C, `maestro stop`) lets running stages go on before their workers are stopped. */
 export const STOP_GRACE_MS = 30_000;
 
 export class StopRequest {
+  /** Where the stop has got, for `maestro stop` (POST /api/daemon/stop?follow=true). */
+  readonly progress: StopProgress;
+  private closeApiOnce: () => Promise<void> = async () => {};
+
+  /** `runsRunning`: the daemon's workers at work, said in the stop's progress. */
+  constructor(runsRunning: () => number = () => 0) {
+    this.progress = new StopProgress(runsRunning);
+  }
+
+  /**
+   * The API during a stop: the returned cleanup (the stop's first step) makes it answer only the stop and its
+   * health, 503 DAEMON_STOPPING to the rest; closeApi() (after the hand-over) closes it.
+   */
+  refuseDuringStop(app: FastifyInstance): () => void {
+    const api = apiDuringStop(app, this.progress);
+    this.closeApiOnce = api.close;
+    return api.refuse;
+  }
+
+  /** Closes the API once the answers following the stop have ended (nothing to close before refuseDuringStop). */
+  closeApi(): Promise<void> {
+    return this.closeApiOnce();
+  }
+
   private asked = () => {};
   private readonly requested = new Promise<void>((resolve) => (this.asked = resolve));
 
@@ -40,6 +66,13 @@ export class StopProgress implements StopProgressView {
     return this.line && { ...this.line, runsRunning: this.runsRunning() };
   }
 
+  /** The stop's part that `stop` does: finishing stages from its start, handing over once told, handed over at its end. */
+  async through(stop: (onHandOver: () => void) => Promise<void>): Promise<void> {
+    this.set('finishing-stages');
+    await stop(() => this.set('handing-over'));
+    this.set('handed-over');
+  }
+
   set(phase: StopPhase): void {
     this.line = { phase, runsRunning: this.runsRunning() };
     for (const fn of this.listeners) fn(this.line);
@@ -61,4 +94,30 @@ export class StopProgress implements StopProgressView {
     await Promise.race([Promise.all(this.held), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
     clearTimeout(timer);
   }
+}
+
+/** What a stopping daemon still answers: the stop (a second `maestro stop` follows the same one) and its health. */
+const STILL_ANSWERED = /^(POST \/api\/daemon\/stop|GET \/api\/health)(\?|$)/;
+
+/**
+ * The API during a stop: from `refuse()` on (the stop's first step) it answers only the stop and its health, 503
+ * DAEMON_STOPPING to the rest; `close()` (after the hand-over) closes it once the answers following the stop have
+ * ended, at most 5 s after their last line.
+ */
+function apiDuringStop(app: FastifyInstance, progress: StopProgress): { refuse(): void; close(): Promise<void> } {
+  let stopping = false;
+  app.addHook('onRequest', async (req) => {
+    if (stopping && !STILL_ANSWERED.test(`${req.method} ${req.url}`)) {
+      throw new MaestroError('DAEMON_STOPPING', 'This daemon is stopping: its running stages finish and it hands its tasks over, then it exits. `maestro stop` follows it; ask another daemon, or this one once it is started again.');
+    }
+  });
+  return {
+    refuse: () => {
+      stopping = true;
+    },
+    close: async () => {
+      await progress.drained(5_000);
+      await app.close();
+    },
+  };
 }

@@ -362,8 +362,7 @@ export class Orchestrator {
    * the stage it is in (its next `phase … done` record) for up to `graceMs`;
    * then it gets SIGTERM, ends its current record and exits. Its run stays
    * `running` and resumes from stages.json on the next start; the rest is handed over (handOver.ts). `detach`
-   * leaves workers running (for adoption by the next daemon) and hands nothing over. `onHandOver`: told once its
-   * workers have stopped, as the hand-over begins (`maestro stop` follows it).
+   * leaves workers running (for adoption by the next daemon) and hands nothing over. `onHandOver`: its workers stopped, the hand-over begins.
    */
   async stop(opts: { graceMs: number; detach?: boolean; onHandOver?: () => void }): Promise<void> {
     this.stopping = true;
@@ -379,7 +378,6 @@ export class Orchestrator {
     if (opts.detach) {
       stopLeases();
       await this.workers.detachAll();
-      opts.onHandOver?.();
     } else {
       const since = Date.now();
       const deadline = since + opts.graceMs;

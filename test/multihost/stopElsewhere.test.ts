@@ -5,7 +5,7 @@
  * stop (which cannot watch another host's process) returned at once, while the daemon still held the task.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { trackResource } from '../../src/lib/resources.js';
@@ -68,7 +68,15 @@ describe.skipIf(!pgAvailable() || !bwrapHosts)('maestro stop of a daemon on anot
     const phases = async () => (await store.events.list({ taskId: task.id, type: 'run.phase' })).events.map((e) => e.payload as { kind: string; stage: string; state: string });
     await poll(async () => (await phases()).some((p) => p.kind === 'execute' && p.stage === 'agent'), 'far-1 to start the execute stage', 180_000);
 
-    const stopped = await cli(['stop', '--url', daemonUrl!, '--json'], cleanEnv({ MAESTRO_HOME: home }));
+    const stopping = cli(['stop', '--url', daemonUrl!, '--json'], cleanEnv({ MAESTRO_HOME: home }));
+    // While it stops, the daemon answers anything but the stop and its health with DAEMON_STOPPING (no new work).
+    const token = readFileSync(join(home, 'token'), 'utf8').trim();
+    const refused = async () => {
+      const res = await fetch(`${daemonUrl}/api/projects`, { headers: { authorization: `Bearer ${token}` } }).catch(() => null);
+      return res?.status === 503 && ((await res.json()) as { error: { code: string } }).error.code === 'DAEMON_STOPPING';
+    };
+    await poll(refused, 'the stopping daemon to refuse other requests', 60_000);
+    const stopped = await stopping;
     expect(stopped.stderr).toMatch(new RegExp(`^maestro: stopping the daemon at ${daemonUrl!.replace(/\./g, '\\.')} \\(pid \\d+ on ${OTHER_HOST}\\)`));
     expect(stopped.code, stopped.stderr).toBe(0);
     expect(JSON.parse(stopped.stdout)).toMatchObject({ stopped: true, host: OTHER_HOST });
