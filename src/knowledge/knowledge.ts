@@ -22,7 +22,7 @@ import { hasCodeSymbols } from './index/codeIndexState.js';
 import { buildKeywordIndex, type KeywordHit, type KeywordIndex } from './search/keywordIndex.js';
 import { ledgerSource } from './graph/ledgerSource.js';
 import { privateIndexDir, resolveWorkflowRoot, workspaceFindings, type ResolveRootOptions, type WorkflowRoot } from './format/root.js';
-import { searchIndex, type SearchOptions, type SearchResponse } from './search/search.js';
+import { searchIndex, type SearchOptions, type SearchResponse, type SearchResult } from './search/search.js';
 import { mixCode, type MixedResponse } from './search/mixedResponse.js';
 import type { Finding } from './format/specParser.js';
 import { editDistance } from '../lib/editDistance.js';
@@ -99,9 +99,10 @@ export interface Knowledge {
    * What a run's brief reads (lifecycle/briefSearch.ts). The spec and knowhow files are checked first, whatever the
    * scan throttle: a spec promoted just before the run is in its brief. The wiki and the run ledgers are not: their
    * walk grows with every run the project has had, and the brief cites neither. Then the specs the text's keywords
-   * name, and the best matching specs and knowhow, as a read-only probe.
+   * name, and the best matching specs and knowhow, as a read-only probe, each with its whole body (the brief
+   * quotes what an entry says, not the search's snippet around the query's first word).
    */
-  brief(text: string, limits: BriefLimits): { specs: KeywordHit[]; found: SearchResponse['results'] };
+  brief(text: string, limits: BriefLimits): { specs: KeywordHit[]; found: Array<SearchResult & { body: string }> };
   close(): void;
 }
 
@@ -190,7 +191,8 @@ function keywordsOf(o: Opened): KeywordIndex {
 function readBrief(o: Opened, text: string, limits: BriefLimits): ReturnType<Knowledge['brief']> {
   if (o.canWrite) noteChanges(o, syncIndex(o.handle, o.builtin, { partial: true }));
   const found = searchIndex(o.handle.db, text, { project: o.project, limit: limits.search * 2, readOnlyProbe: true }).results;
-  return { specs: keywordsOf(o).match(text, limits.specs), found: found.filter((r) => r.kind === 'spec' || r.kind === 'knowhow').slice(0, limits.search) };
+  const cited = found.filter((r) => r.kind === 'spec' || r.kind === 'knowhow').slice(0, limits.search);
+  return { specs: keywordsOf(o).match(text, limits.specs), found: cited.map((r) => ({ ...r, body: entryById(o.handle.db, r.id)?.entry.body ?? r.snippet })) };
 }
 
 /** Up to five known ids closest to an unknown one, for the error that says so. */

@@ -71,9 +71,12 @@ function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').replace(/<(\/?)(project-knowledge)/gi, '&lt;$1$2').trim();
 }
 
+/** `- [id] title: text`; an entry whose text starts with its title (a promoted decision's title is its first 120 characters) is quoted once, as `- [id] text`. */
 function citation(id: string, title: string, body: string): string {
   const text = oneLine(body.replace(/^\s*###[^\n]*\n?/, ''));
-  return `- [${oneLine(id)}] ${oneLine(title)}: ${text.length > MAX_SPEC_CHARS ? `${text.slice(0, MAX_SPEC_CHARS)}…` : text}`;
+  const cut = text.length > MAX_SPEC_CHARS ? `${text.slice(0, MAX_SPEC_CHARS)}…` : text;
+  const label = oneLine(title);
+  return text.startsWith(label) ? `- [${oneLine(id)}] ${cut}` : `- [${oneLine(id)}] ${label}: ${cut}`;
 }
 
 function quoted(heading: string, lines: string[]): string[] {

@@ -37,7 +37,7 @@ export type BriefLookup = (root: WorkflowRoot, text: string, limits: BriefLimits
 /** The brief's knowledge from an open handle. */
 export function briefOf(k: Knowledge, text: string, limits: BriefLimits): BriefKnowledge {
   const r = k.brief(text, limits);
-  return { specs: r.specs, found: r.found.map((h) => ({ id: h.id, sid: h.aliases.find((a) => /^S-\d{8}-/.test(a)) ?? null, title: h.name, body: h.snippet })) };
+  return { specs: r.specs, found: r.found.map((h) => ({ id: h.id, sid: h.aliases.find((a) => /^S-\d{8}-/.test(a)) ?? null, title: h.name, body: h.body })) };
 }
 
 /** One-shot: a handle of its own, read and closed (a process without a KnowledgeService). */
