@@ -179,4 +179,25 @@ describe('maestro knowledge: the chain', () => {
     expect(readFileSync(join(sessions, 's-corrupt', 'session.json'), 'utf8')).toBe('{"session_id": ');
     expect(readFileSync(join(sessions, 's-array', 'session.json'), 'utf8')).toBe('[]');
   });
+  it("review's command to copy promotes as printed, also for a run not sealed yet: it seals the run first", async () => {
+    const { dir } = project();
+    const W = ['--workflow-root', dir];
+    const ok = maestroOk(dir);
+    await ok(['session', 'create', 's-1']);
+    await ok(['run', 'create', '--session', 's-1', '--run-id', 'run-1', '--activate']);
+    await ok(['knowledge', 'stage', 'spec', 'Feature flags are read once', 'Feature flags are read once per request and passed down explicitly.', '--category', 'coding']);
+    const review = await maestro(['knowledge', 'review', 's-1', '--refresh', ...W]);
+    expect(review.code).toBe(0);
+    const printed = review.stdout.split('\n').filter((l) => l.trim().startsWith('$ ')).map((l) => l.trim().slice(2));
+    expect(printed).toHaveLength(1);
+    // What a person pastes into a shell: each `&&` step runs, in order, and must succeed for the next.
+    const steps = printed[0]!.split(' && ');
+    expect(steps[0]).toBe('maestro run seal run-1 --session s-1');
+    for (const step of steps) {
+      const r = await maestro([...step.split(' ').slice(1), ...W]);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+    }
+    expect(readFileSync(join(dir, '.workflow', 'specs', 'coding-conventions.md'), 'utf8')).toContain('Feature flags are read once per request and passed down explicitly.');
+  });
 });

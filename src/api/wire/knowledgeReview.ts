@@ -49,7 +49,7 @@ export const reviewCandidateSchema = z.strictObject({
   canonical_status: z.enum(['active', 'inactive']).nullable().describe('the canonical target now: an audit may have deprecated it since'),
   matches: z.array(matchSchema).describe('up to 3, of different relations and files'),
   resolution: resolutionSchema,
-  promote_command: z.string().nullable().describe('the CLI command to promote it, when it may be'),
+  promote_command: z.string().nullable().describe('the CLI command to promote it, when it may be (sealing its run first when the run is not sealed yet)'),
 });
 
 /** `GET /api/knowledge/review/:sessionId` and `POST …/reconcile`: one session's review. */

@@ -10,7 +10,7 @@ import { assertNotLinked } from '../../format/linkGuard.js';
 import { updateLedger, type LedgerCandidate } from '../ledger/ledger.js';
 import type { WorkflowRoot } from '../../format/root.js';
 import { readPromotions } from '../promote/promotion.js';
-import { assertSourceInside, readSession } from '../session/store.js';
+import { assertSourceInside, isSealed, readRun, readSession } from '../session/store.js';
 import type { SupersededVersion } from '../../../core/supersededVersion.js';
 import { markSpecConflict } from '../../format/specWriter.js';
 import type { CandidateResult, Disposition, Eligibility, Match } from './matcher.js';
@@ -85,8 +85,11 @@ export function review(lc: LifecycleContext, root: WorkflowRoot, sid: string, op
   const rows: ReviewCandidate[] = [];
   for (const src of sources) {
     let state;
+    // Promote takes only a sealed run's candidates (promote.ts gateSources): the command to copy seals it first.
+    let sealFirst = '';
     try {
       state = readSourceState(src);
+      if (src.rid !== 'session' && !isSealed(readRun(root, sid, src.rid))) sealFirst = `maestro run seal ${src.rid} --session ${sid} && `;
       if (opts.refresh && (state.candidates.length || state.ledger)) {
         const now = tryReadReceipt(src, opts.hint);
         const f = freshness(lc, src, now.receipt, state, corpus, now.corrupt);
@@ -130,7 +133,7 @@ export function review(lc: LifecycleContext, root: WorkflowRoot, sid: string, op
         canonical_status: r?.canonical_id ? (corpus.docs.some((d) => d.id === r.canonical_id) ? 'active' : 'inactive') : null,
         matches: diverse(r?.matches ?? []),
         resolution: r?.resolution ?? null,
-        promote_command: f.state === 'fresh' && r?.promotion_eligibility === 'eligible' && status === 'pending' ? `maestro knowledge promote ${sid} --candidate ${c.candidate_id}` : null,
+        promote_command: f.state === 'fresh' && r?.promotion_eligibility === 'eligible' && status === 'pending' ? `${sealFirst}maestro knowledge promote ${sid} --candidate ${c.candidate_id}` : null,
       });
     }
   }
