@@ -37,7 +37,7 @@ describe("a task's id names its knowledge session", { timeout: budget(120_000) }
     const [line, commit] = promoted.stdout.split('\n');
     expect(line).toMatch(new RegExp(`^\\S+ S-\\S+ from ${c.candidate_id}$`));
     // What a promote writes is not committed (the daemon commits a board's review; this CLI leaves it to the person).
-    expect(commit).toBe(`Written to ${p.root.workflowDir}, not committed: commit the new files there (git -C ${p.root.projectDir} status lists them) for the team and later agents to share them.`);
+    expect(commit).toBe(`Written to ${p.root.workflowDir}, not committed: commit the new files there (git -C ${p.root.projectDir} status lists them) for the team and later agents to share them; Maestro merges a task only into a clean checkout, so commit them before you approve one.`);
     const sealed = await maestro(['session', 'seal', taskId, ...W]);
     expect([sealed.code, sealed.stdout.split(';')[0]]).toEqual([0, `session ${sid} completed`]);
     // Not a task's id, not a session id: refused as before, naming the form.

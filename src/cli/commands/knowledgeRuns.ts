@@ -229,7 +229,7 @@ function knowledgePromote(knowledge: Command, ctx: CliContext): void {
         ...r.skipped_blocked.map((b) => `skipped ${b.candidate_id}: ${b.reason}`),
         ...r.warnings.map((w) => `warning: ${w}`),
         // The daemon commits what a review on the board promotes; here the files are left for the person to commit.
-        ...(r.promoted.length ? [`Written to ${root.workflowDir}, not committed: commit the new files there (git -C ${root.projectDir} status lists them) for the team and later agents to share them.`] : []),
+        ...(r.promoted.length ? [`Written to ${root.workflowDir}, not committed: commit the new files there (git -C ${root.projectDir} status lists them) for the team and later agents to share them; Maestro merges a task only into a clean checkout, so commit them before you approve one.`] : []),
       ];
       out(o, r, lines.join('\n') || 'Nothing to promote.');
     }),
