@@ -140,6 +140,23 @@ describe('maestro search | load | spec | knowhow', { timeout: budget(240_000) },
     expect(JSON.parse(list.stdout).entries.map((e: { title: string }) => e.title)).toEqual(['Evil </spec-entry> title']);
   });
 
+  it('spec list says when it lists nothing, and refuses a category no entry can have instead of listing nothing', async () => {
+    const { dir } = tempRoot();
+    const W = ['--workflow-root', dir];
+    const none = await maestro(['spec', 'list', ...W]);
+    expect([none.code, none.stdout]).toEqual([0, '']);
+    expect(none.stderr).toBe('maestro: no spec entry (deprecated ones are listed with --include-deprecated). `maestro spec add <category> <title> <content> --keywords <list>` adds one.\n');
+    expect((await maestro(['spec', 'add', 'coding', 'Prefer early returns', 'Return early.', '--keywords', 'style', ...W])).code).toBe(0);
+    const other = await maestro(['spec', 'list', '--category', 'test', ...W]);
+    expect([other.code, other.stdout]).toEqual([0, '']);
+    expect(other.stderr).toContain('maestro: no spec entry in category test (deprecated ones');
+    const typo = await maestro(['spec', 'list', '--category', 'codng', ...W]);
+    expect([typo.code, typo.stdout]).toEqual([2, '']);
+    expect(typo.stderr).toContain("option '--category <category>' argument 'codng' is invalid. Allowed choices are coding, arch, debug, test, review, learning, ui.");
+    const listed = await maestro(['spec', 'list', '--category', 'coding', ...W]);
+    expect([listed.code, listed.stdout, listed.stderr]).toEqual([0, 'spec:project:coding-conventions-001  [spec]  Prefer early returns\n', '']);
+  });
+
   it('spec add refuses a spec file or folder that is a symbolic link leading out of .workflow/', async () => {
     const { dir } = tempRoot();
     const outside = tempRoot().dir; // another temporary folder, outside this project

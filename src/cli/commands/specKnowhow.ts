@@ -8,6 +8,7 @@ import { action, printJson, printText } from '../output.js';
 import { oneLine } from '../../lib/visible.js';
 import { brief, history, intOption, list, pickDefined, printEntry, printResults, readStdin, registerSupersede, saidNothingListed, withKnowledge, workflowRootOption, type RootOpts } from './knowledgeShared.js';
 import type { CliContext } from '../context.js';
+import type { SpecCategory } from '../../knowledge/format/specParser.js';
 
 export function registerSpec(program: Command, ctx: CliContext): void {
   const spec = program.command('spec').description('Project specs: rules and constraints in .workflow/specs/.');
@@ -20,12 +21,16 @@ export function registerSpec(program: Command, ctx: CliContext): void {
   specConflict(spec, ctx);
 }
 
+/** specParser's VALID_CATEGORIES, written out: importing the parser would load the YAML reader into every command's start. */
+const SPEC_CATEGORIES = ['coding', 'arch', 'debug', 'test', 'review', 'learning', 'ui'] as const satisfies readonly SpecCategory[];
+
 /** `maestro spec list`: the spec entries, by category. */
 function specList(spec: Command, ctx: CliContext): void {
   spec
     .command('list')
     .description('List spec entries.')
-    .option('--category <category>')
+    // A category none can have listed nothing and exited 0, as an empty store did: a typo looked like no entries.
+    .addOption(new Option('--category <category>').choices(SPEC_CATEGORIES))
     .option('--include-deprecated')
     .option('--json')
     .addOption(workflowRootOption())
@@ -34,6 +39,7 @@ function specList(spec: Command, ctx: CliContext): void {
         await withKnowledge(opts, ctx.env, (k) => {
           const entries = k.list({ type: 'spec', category: opts.category, includeDeprecated: opts.includeDeprecated });
           if (opts.json) return printJson({ count: entries.length, entries: entries.map(brief) });
+          if (!entries.length) process.stderr.write(`maestro: no spec entry${opts.category ? ` in category ${opts.category}` : ''}${opts.includeDeprecated ? '' : ' (deprecated ones are listed with --include-deprecated)'}. \`maestro spec add <category> <title> <content> --keywords <list>\` adds one.\n`);
           for (const e of entries) printEntry(e, true);
         });
       }),
