@@ -119,6 +119,23 @@ describe('maestro observe --once and maestro wiki, as processes', () => {
   }, budget(180_000)); // nine CLI processes through tsx on a shared 2-core machine
 });
 
+describe('maestro observe --once without an agent', () => {
+  it('says in words why a question was not curated into the wiki, and how to have entries written', async () => {
+    mkdirSync(projectDir(), { recursive: true });
+    new TranscriptBuilder()
+      .user('Fix the retry policy giving up after one attempt')
+      .turn({ tools: [{ name: 'Edit', input: { file_path: 'src/retry.ts' } }], answer: 'maxAttempts is 5 now.' })
+      .writeTo(join(projectDir(), 'no-agent.jsonl'));
+    const once = await maestro(['observe', '--once'], { MAESTRO_OBSERVER_AGENT: '' });
+    expect(once.code).toBe(0);
+    const lines = once.stdout.split('\n');
+    const at = lines.indexOf('  wiki skipped · skill_only_no_prior');
+    expect(at, once.stdout).toBeGreaterThan(0);
+    expect(lines[at + 1]).toBe('    (no agent: the rules only propose updates to wiki entries that exist, never create one; set MAESTRO_OBSERVER_AGENT (or --agent) to have entries written)');
+    expect(existsSync(join(repo, 'wiki', 'knowledge', 'contexts'))).toBe(false);
+  }, budget(60_000));
+});
+
 describe('maestro wiki lint on pages whose frontmatter does not read as written', () => {
   it('names each with its file and line and what is read instead, and changes nothing', async () => {
     const contexts = join(repo, 'wiki', 'knowledge', 'contexts', 'debug');

@@ -55,9 +55,23 @@ function printView(view: SessionView): void {
     out.push(`  KNOWLEDGE ${k === undefined ? '(not searched)' : k === null ? '—' : `${k.entryId} ${k.request} (${k.score.toFixed(2)})`}`);
     if (e.summary) out.push(`  SUMMARY (${e.summary.source}${e.summary.reason ? `: ${e.summary.reason.slice(0, 80)}` : ""}) ${e.summary.text.slice(0, 200)}`);
     if (e.wiki) out.push(`  wiki ${e.wiki.targetId ? `${e.wiki.targetId} ` : ''}${e.wiki.status}${e.wiki.reason ? ` · ${e.wiki.reason}` : ''}${e.wiki.turnCount && e.wiki.turnCount > 1 ? ` (${e.wiki.turnCount} turns)` : ''}${e.wiki.proposalId ? ` · proposal ${e.wiki.proposalId} (maestro wiki proposals)` : ''}`);
+    const why = e.wiki?.status === 'skipped' && e.wiki.reason ? SKIP_REASONS[e.wiki.reason] : undefined;
+    if (why) out.push(`    (${why})`);
   }
   printText(`${out.join('\n')}\n`);
 }
+
+/**
+ * What the curation skips a person meets first mean, in their words: the reason codes are GUI-Anything's
+ * (FORMATS §8.5, §8.7) and the README's prose is far from the line that shows them.
+ */
+const SKIP_REASONS: Record<string, string> = {
+  skill_only_no_prior: 'no agent: the rules only propose updates to wiki entries that exist, never create one; set MAESTRO_OBSERVER_AGENT (or --agent) to have entries written',
+  intent_not_wiki_eligible: 'this kind of question (explore, test_verify, general) is not curated into the wiki; FLOW_WIKI_CURATE_INTENTS lists the kinds that are',
+  low_value: 'a greeting or a ping with no tool, file or command: nothing to keep',
+  no_increment: 'no tool was used and the summary carries no solution: nothing new to keep',
+  empty_digest: 'no finished summary to curate yet',
+};
 
 function count(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
