@@ -136,6 +136,38 @@ describe('maestro observe --once without an agent', () => {
   }, budget(60_000));
 });
 
+describe('maestro wiki maintain --resolve', () => {
+  it('resolves an open audit a person decided, by file or entry id, with their note; anything else is refused and nothing written', async () => {
+    writeEntry(join(repo, 'wiki'), 'contexts/debug/C001-retry.md', { id: '"C001"', request: '"Where the retry policy is defined"' }, '## 摘要\n\nsrc/retry.ts\n');
+    const filed = await maestro(['wiki', 'audit', 'C001', '--json']);
+    expect(filed.code).toBe(0);
+    const { path } = JSON.parse(filed.stdout) as { path: string };
+    const file = path.split('/').pop()!;
+    // Nothing changed the entry: maintain leaves the audit open, and says how one is closed.
+    const kept = await maestro(['wiki', 'maintain']);
+    expect(kept.stdout).toContain('0 audits resolved, 1 open\nan open audit is resolved by the next wiki maintain once its entry is updated (its updated: after the audit) or removed, or by hand: maestro wiki maintain --resolve <file or entry id> [--note <text>]\n');
+    const before = readFileSync(path, 'utf8');
+    for (const [args, said] of [
+      [['--resolve', 'C002'], `--resolve "C002" names no open audit (an audit file or an entry id); open now: ${file} (C001). Nothing was written.`],
+      [['--resolve', '../../knowledge/contexts/debug/C001-retry.md'], 'names no open audit'],
+      [['--resolve', 'C001', '--dry-run'], '--resolve changes the wiki: it does not go with --dry-run; nothing was written.'],
+      [['--note', 'fine'], '--note goes with --resolve <audit>; nothing was written.'],
+    ] as const) {
+      const r = await maestro(['wiki', 'maintain', ...args]);
+      expect([r.code, r.stdout], args.join(' ')).toEqual([2, '']);
+      expect(r.stderr).toContain(said);
+      expect(readFileSync(path, 'utf8')).toBe(before);
+    }
+    const done = await maestro(['wiki', 'maintain', '--resolve', 'C001', '--note', 'checked: the card was right']);
+    expect(done.code).toBe(0);
+    expect(done.stdout).toContain(`1 audits resolved, 0 open\n  resolved C001 (${file})\n`);
+    expect(existsSync(path)).toBe(false);
+    expect(readFileSync(join(repo, 'wiki', 'knowledge', 'audit', 'resolved', file), 'utf8')).toMatch(/status: resolved[\s\S]*# Resolution\n\n\d{4}-\d{2}-\d{2} · checked: the card was right\n$/);
+    const listed = JSON.parse((await maestro(['wiki', 'maintain', '--list-audits', '--json'])).stdout);
+    expect([listed.open.length, listed.resolved.length]).toEqual([0, 1]);
+  }, budget(120_000));
+});
+
 describe('maestro wiki lint on pages whose frontmatter does not read as written', () => {
   it('names each with its file and line and what is read instead, and changes nothing', async () => {
     const contexts = join(repo, 'wiki', 'knowledge', 'contexts', 'debug');

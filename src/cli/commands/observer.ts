@@ -144,9 +144,12 @@ function wikiMaintain(wiki: Command, ctx: CliContext): void {
     .description('List audits, report (--dry-run), or apply maintenance.')
     .option('--list-audits', 'list open and resolved audits')
     .option('--dry-run', 'report open audits, lint and intent bucket statistics; change nothing')
+    .option('--resolve <audit>', 'also resolve open audits by hand: an audit file as --list-audits names it, or a wiki entry id (all its open audits)')
+    .option('--note <text>', 'with --resolve: the resolution written in the audit (default: accepted via wiki-maintain)')
     .option('--json', 'print JSON')
     .action(
-      action(async (opts: { listAudits?: boolean; dryRun?: boolean; json?: boolean }) => {
+      action(async (opts: { listAudits?: boolean; dryRun?: boolean; resolve?: string; note?: string; json?: boolean }) => {
+        if (opts.resolve !== undefined && (opts.listAudits || opts.dryRun)) throw new MaestroError('BAD_INPUT', `--resolve changes the wiki: it does not go with ${opts.listAudits ? '--list-audits' : '--dry-run'}; nothing was written.`);
         const config = await observerConfig(ctx.env);
         // Upkeep of a wiki that is there: run in any other folder it made one, and said it had rebuilt its index.
         if (!existsSync(config.wikiRoot)) {
@@ -175,11 +178,20 @@ function wikiMaintain(wiki: Command, ctx: CliContext): void {
           printText(`intent buckets: ${b.buckets} in ${b.sessions} sessions · ${b.curated} curated ${JSON.stringify(b.byStatus)} · ${b.open} open\n`);
           return;
         }
-        const result = await applyMaintenance(config.wikiRoot, config.workspaceRoot, { now: () => new Date() });
+        if (opts.note !== undefined && opts.resolve === undefined) throw new MaestroError('BAD_INPUT', '--note goes with --resolve <audit>; nothing was written.');
+        // A person's decision on an audit, checked before anything is written: what it names must be open now.
+        const byHand = opts.resolve === undefined ? [] : listAudits(config.wikiRoot).open.filter((a) => a.file === opts.resolve || a.targetId === opts.resolve);
+        if (opts.resolve !== undefined && !byHand.length) {
+          const open = listAudits(config.wikiRoot).open;
+          throw new MaestroError('BAD_INPUT', `--resolve ${JSON.stringify(opts.resolve)} names no open audit (an audit file or an entry id); open now: ${open.map((a) => `${a.file} (${a.targetId})`).join(', ') || 'none'}. Nothing was written.`);
+        }
+        const maintain = byHand.length ? async () => ({ resolve: byHand.map((a) => ({ file: a.file, note: opts.note ?? 'accepted via wiki-maintain' })) }) : undefined;
+        const result = await applyMaintenance(config.wikiRoot, config.workspaceRoot, { now: () => new Date(), ...(maintain ? { maintain } : {}) });
         if (opts.json) return printJson(result);
         printText(`index rebuilt (${result.indexTotal} entries); ${result.movedLegacy.length} legacy folders moved to .trash; ${result.resolved.length} audits resolved, ${result.remaining.length} open${result.unresolved.length ? `, ${result.unresolved.length} not resolved` : ''}\n`);
         for (const a of result.resolved) printText(`  resolved ${a.targetId} (${a.file})\n`);
         for (const u of result.unresolved) process.stderr.write(visible(`maestro: audit not resolved, left as it was: ${u.error}\n`));
+        if (result.remaining.length) printText(`an open audit is resolved by the next wiki maintain once its entry is updated (its updated: after the audit) or removed, or by hand: maestro wiki maintain --resolve <file or entry id> [--note <text>]\n`);
         printText(`lint: ${result.lint.errors.length} errors, ${result.lint.warnings.length} warnings\n`);
       }),
     );
