@@ -33,6 +33,8 @@ export function checkHome(home: string): DoctorCheck {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
     if (code === 'ENOSPC' || code === 'EDQUOT') return { name: 'home', status: 'fail', detail: `no space left on the disk holding ${where}: free some space; Maestro keeps its database, logs and worktrees in ${home}` };
+    // As `maestro serve` says it; "remount it read-write" sent a person after the disk for a typo in MAESTRO_HOME.
+    if (code === 'ENOTDIR') return { name: 'home', status: 'fail', detail: `${where} is a file, not a folder: set MAESTRO_HOME (or --home) to a folder${where === home ? '' : ` (${home} would be made inside it)`}` };
     return { name: 'home', status: 'fail', detail: `${where} is not writable (${code}): Maestro needs ${home} writable for its database, lock, logs and worktrees; remount it read-write or set MAESTRO_HOME to a writable folder` };
   } finally {
     try {
