@@ -40,6 +40,12 @@ describe("a task's id names its knowledge session", { timeout: budget(120_000) }
     expect(commit).toBe(`Written to ${p.root.workflowDir}, not committed: commit the new files there (git -C ${p.root.projectDir} status lists them) for the team and later agents to share them; Maestro merges a task only into a clean checkout, so commit them before you approve one.`);
     const sealed = await maestro(['session', 'seal', taskId, ...W]);
     expect([sealed.code, sealed.stdout.split(';')[0]]).toEqual([0, `session ${sid} completed`]);
+    // A task's id in a folder that is not its project's: where its session is, not "maestro session create".
+    const elsewhere = project();
+    const lost = await maestro(['knowledge', 'review', 't_0123456789abcdef', '--workflow-root', elsewhere.dir]);
+    expect(lost.code).toBe(1);
+    expect(lost.stderr).toContain(`No session task-t-0123456789abcdef under ${elsewhere.root.workflowDir}/sessions (a task's session is in its project's repository, made when its first run starts: run this there, or pass --workflow-root <the project's folder> (maestro task show t_0123456789abcdef names the command with it)). [UNKNOWN_SESSION]`);
+    expect(lost.stderr).not.toContain('session create');
     // Not a task's id, not a session id: refused as before, naming the form.
     expect((await maestro(['knowledge', 'review', 'T_X!', ...W])).stderr).toContain('must match ^[a-z0-9]');
   });

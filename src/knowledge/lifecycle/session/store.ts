@@ -66,10 +66,20 @@ export function assertRunRewritable(root: WorkflowRoot, run: RunDoc): void {
   assertRewritable('run', run, runFile(root, run.session_id, run.run_id));
 }
 
+/**
+ * What to do about a session that is not there. A task's (`task-t-…`, bridge.ts sessionIdFor) is made by its first run in
+ * its project's repository: creating one elsewhere, as the plain hint said, would only hide that the folder is the wrong one.
+ */
+function missingSessionHint(sid: string): string {
+  const task = /^task-(t-[0-9a-z]+)$/.exec(sid)?.[1];
+  if (!task) return `maestro session create ${sid}`;
+  return `a task's session is in its project's repository, made when its first run starts: run this there, or pass --workflow-root <the project's folder> (maestro task show ${task.replace('-', '_')} names the command with it)`;
+}
+
 export function readSession(root: WorkflowRoot, sid: string): SessionDoc {
   const file = sessionFile(root, sid);
   assertReadableInside(root, file);
-  if (!existsSync(file)) throw new MaestroError('UNKNOWN_SESSION', `No session ${sid} under ${sessionsDir(root)} (maestro session create ${sid}).`);
+  if (!existsSync(file)) throw new MaestroError('UNKNOWN_SESSION', `No session ${sid} under ${sessionsDir(root)} (${missingSessionHint(sid)}).`);
   return upgradeSession(readJsonObject(file), file);
 }
 
