@@ -70,6 +70,11 @@ describe('maestro observe --once and maestro wiki, as processes', () => {
     expect(noWiki.code).toBe(2);
     expect(noWiki.stderr).toContain(`There is no wiki at ${join(repo, 'wiki')} (the folder's wiki/, or FLOW_WIKI_DIR / FLOW_ROOT_DIR): nothing to maintain, and nothing was written.`);
     expect(existsSync(join(repo, 'wiki'))).toBe(false);
+    // Nor does lint pass a wiki that is not there.
+    const noLint = await maestro(['wiki', 'lint']);
+    expect([noLint.code, noLint.stdout]).toEqual([2, '']);
+    expect(noLint.stderr).toContain(`There is no wiki at ${join(repo, 'wiki')} (the folder's wiki/, or FLOW_WIKI_DIR / FLOW_ROOT_DIR): nothing to lint, and nothing was written.`);
+    expect(existsSync(join(repo, 'wiki'))).toBe(false);
     // The project slug: basename "my_repo.v2", lowercased, [^\w]+ → "-".
     writeEntry(join(repo, 'wiki'), 'contexts/debug/C001-retry.md', { id: '"C001"', request: '"Where the retry policy is defined"', tags: ['proj:my_repo-v2'] }, '## 摘要\n\nsrc/retry.ts\n');
     mkdirSync(projectDir(), { recursive: true });

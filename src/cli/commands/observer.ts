@@ -73,6 +73,12 @@ const SKIP_REASONS: Record<string, string> = {
   empty_digest: 'no finished summary to curate yet',
 };
 
+/** Upkeep acts on a wiki that is there: anywhere else it is refused, naming where it looked. */
+function requireWiki(wikiRoot: string, what: string): void {
+  if (existsSync(wikiRoot)) return;
+  throw new MaestroError('BAD_INPUT', `There is no wiki at ${wikiRoot} (the folder's wiki/, or FLOW_WIKI_DIR / FLOW_ROOT_DIR): nothing to ${what}, and nothing was written. Run it in the project whose wiki it is; \`maestro observe\` makes one.`);
+}
+
 function count(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
@@ -152,9 +158,7 @@ function wikiMaintain(wiki: Command, ctx: CliContext): void {
         if (opts.resolve !== undefined && (opts.listAudits || opts.dryRun)) throw new MaestroError('BAD_INPUT', `--resolve changes the wiki: it does not go with ${opts.listAudits ? '--list-audits' : '--dry-run'}; nothing was written.`);
         const config = await observerConfig(ctx.env);
         // Upkeep of a wiki that is there: run in any other folder it made one, and said it had rebuilt its index.
-        if (!existsSync(config.wikiRoot)) {
-          throw new MaestroError('BAD_INPUT', `There is no wiki at ${config.wikiRoot} (the folder's wiki/, or FLOW_WIKI_DIR / FLOW_ROOT_DIR): nothing to maintain, and nothing was written. Run it in the project whose wiki it is; \`maestro observe\` makes one.`);
-        }
+        requireWiki(config.wikiRoot, 'maintain');
         const [{ listAudits }, { applyMaintenance, buildMaintenanceReport }] = await Promise.all([import('../../observer/upkeep/audit.js'), import('../../observer/upkeep/maintain.js')]);
         if (opts.listAudits) {
           const audits = listAudits(config.wikiRoot);
@@ -295,6 +299,8 @@ function wikiLint(wiki: Command, ctx: CliContext): void {
     .action(
       action(async (opts: { json?: boolean }) => {
         const config = await observerConfig(ctx.env);
+        // In a folder with no wiki, "0 errors" passed a wiki that is not there (a script run in the wrong folder).
+        requireWiki(config.wikiRoot, 'lint');
         const { lintWiki } = await import('../../observer/upkeep/lint.js');
         const result = lintWiki(config.wikiRoot, new Date());
         if (opts.json) printJson(result);
