@@ -141,6 +141,22 @@ describe('maestro observe --once without an agent', () => {
   }, budget(60_000));
 });
 
+describe('maestro observe in a subfolder of the repository', () => {
+  it("says that its wiki and project tag are the subfolder's, not the ones the project's search reads, and how to use the repository's", async () => {
+    mkdirSync(projectDir(), { recursive: true });
+    new TranscriptBuilder().user('where is the retry policy defined').turn({ answer: 'src/retry.ts' }).writeTo(join(projectDir(), 'sub.jsonl'));
+    const sub = join(repo, 'src');
+    mkdirSync(sub);
+    const env = { ...process.env, CLAUDE_CONFIG_DIR: claude, FLOW_SESSION_ID: '', FLOW_WIKI_DIR: '', FLOW_ROOT_DIR: '', FLOW_PROJECT_DIR: '' };
+    const top = execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: repo, encoding: 'utf8' }).trim();
+    const inSub = await run(process.execPath, [...maestroArgs(), 'observe', '--once'], { cwd: sub, env });
+    expect(inSub.stderr).toBe(`maestro: ${join(top, 'src')} is a subfolder of the repository ${top}: the wiki used here is ${join(sub, 'wiki')} and its entries are tagged proj:src, while maestro search and the board read ${join(top, 'wiki')}. Run it from ${top}, or set FLOW_ROOT_DIR=${top}.\n`);
+    // Where it is told which root to use, and at the repository's top, nothing is said.
+    expect((await run(process.execPath, [...maestroArgs(), 'observe', '--once'], { cwd: sub, env: { ...env, FLOW_ROOT_DIR: repo } })).stderr).toBe('');
+    expect((await run(process.execPath, [...maestroArgs(), 'observe', '--once'], { cwd: repo, env })).stderr).toBe('');
+  }, budget(60_000));
+});
+
 describe('maestro wiki maintain --resolve', () => {
   it('resolves an open audit a person decided, by file or entry id, with their note; anything else is refused and nothing written', async () => {
     writeEntry(join(repo, 'wiki'), 'contexts/debug/C001-retry.md', { id: '"C001"', request: '"Where the retry policy is defined"' }, '## 摘要\n\nsrc/retry.ts\n');

@@ -4,7 +4,8 @@
  * The observer is imported inside each action, so registering these commands
  * costs the other commands nothing.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
 import { Option, type Command } from 'commander';
 import { existingDir, integerOption } from '../input.js';
 import type { SessionView } from '../../api/wire/observer.js';
@@ -19,7 +20,26 @@ async function observerConfig(env: Env, overrides: { agent?: string; agentScript
   const [{ resolveObserverConfig }, { checkWikiRoot }] = await Promise.all([import('../../observer/config.js'), import('../../observer/paths.js')]);
   const config = resolveObserverConfig(env, process.cwd(), overrides);
   checkWikiRoot(config.wikiRoot, config.env);
+  warnSubfolderWiki(config);
   return config.agent ? await withAgentSandbox(config, env) : config;
+}
+
+/**
+ * GUI-Anything's rule puts the wiki in the folder the command runs in, and names the project after that folder: run in
+ * a repository's subfolder (`src/`), the observer kept a second wiki there whose entries, tagged `proj:src`, the
+ * project's search (`<repository>/wiki`) filters out as another project's. Said, not changed: the rule is the format's.
+ */
+function warnSubfolderWiki(config: ObserverConfig): void {
+  const { env, cwd, workspaceRoot, wikiRoot, projectSlug } = config;
+  if (env.FLOW_WIKI_DIR || env.FLOW_ROOT_DIR || env.FLOW_PROJECT_DIR) return;
+  let here = resolve(cwd);
+  try {
+    here = realpathSync(here);
+  } catch {
+    return;
+  }
+  if (here === workspaceRoot || !here.startsWith(`${workspaceRoot}${sep}`)) return;
+  process.stderr.write(visible(`maestro: ${here} is a subfolder of the repository ${workspaceRoot}: the wiki used here is ${wikiRoot} and its entries are tagged proj:${projectSlug}, while maestro search and the board read ${join(workspaceRoot, 'wiki')}. Run it from ${workspaceRoot}, or set FLOW_ROOT_DIR=${workspaceRoot}.\n`));
 }
 
 /**
