@@ -136,7 +136,8 @@ export class KnowledgeBridge {
     }
     lines.push(
       `- Session ${sid}: ${pending} pending candidate(s), ${needReview} awaiting human review. Candidates never change project rules by themselves.`,
-      '- Load what you rely on with `maestro load --id <id>` (recorded as consumed for this run); search results are not recorded.',
+      // A claude run has Maestro's knowledge MCP server (agents/knowledgeMcp.ts) and often no `maestro` on its PATH (npx in a checkout).
+      '- Load what you rely on with the `load_knowledge` tool (Maestro\'s MCP server, when your run has it) or `maestro load --id <id>`: either is recorded as consumed for this run; search results (`search_knowledge`, `maestro search`) are not recorded.',
       `- To propose a rule or record a decision, write \`${AGENT_REPORT_PATH}\` with YAML frontmatter: \`decisions: [{text: "...", status: accepted}]\`, \`constraints: [{text: "...", status: locked}]\`. It is moved out of the worktree (never committed) and becomes pending candidates for review.`,
     );
     const text = `${task.title}\n${task.spec ?? ''}`;
