@@ -11,7 +11,7 @@ import { existingDir, integerOption } from '../input.js';
 import type { SessionView } from '../../api/wire/observer.js';
 import { MaestroError } from '../../core/errors.js';
 import { EXIT_ERROR, action, printJson, printText } from '../output.js';
-import type { Env } from '../../config/env.js';
+import { wikiDirVariable, type Env } from '../../config/env.js';
 import type { ObserverConfig } from '../../observer/config.js';
 import type { CliContext } from '../context.js';
 import { visible } from '../../lib/visible.js';
@@ -31,7 +31,7 @@ async function observerConfig(env: Env, overrides: { agent?: string; agentScript
  */
 function warnSubfolderWiki(config: ObserverConfig): void {
   const { env, cwd, workspaceRoot, wikiRoot, projectSlug } = config;
-  if (env.FLOW_WIKI_DIR || env.FLOW_ROOT_DIR || env.FLOW_PROJECT_DIR) return;
+  if (wikiDirVariable(env)) return; // a FLOW_* variable chose the wiki
   let here = resolve(cwd);
   try {
     here = realpathSync(here);
