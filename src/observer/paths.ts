@@ -244,5 +244,8 @@ export function locateSession(opts: SessionLocator): SessionFile {
   }
   const newest = newestSession(dirs);
   if (newest) return newest;
-  throw new MaestroError('BAD_INPUT', `No Claude Code session with a user line in ${projectDir}; start \`claude\` in ${opts.workspaceRoot}, or pass --session <id|path> or set FLOW_SESSION_ID.`);
+  // Transcripts there but none taken: say so, or a person looking at the folder sees files and an error saying there are none.
+  const there = dirs.flatMap((d) => listSessionFiles(d)).length;
+  const none = there ? ` (${there} transcript${there === 1 ? '' : 's'} there, none with a {"type":"user"} line in its first 8 KiB or last 4 KiB)` : '';
+  throw new MaestroError('BAD_INPUT', `No Claude Code session with a user line in ${projectDir}${none}; start \`claude\` in ${opts.workspaceRoot}, or pass --session <id|path> or set FLOW_SESSION_ID.`);
 }

@@ -56,6 +56,12 @@ describe('session discovery', () => {
     expect(locateSession({ env, workspaceRoot: repo }).sessionId).toBe('old');
     expect(locateSession({ env: { ...env, FLOW_SESSION_ID: 'newest-no-user' }, workspaceRoot: repo }).sessionId).toBe('newest-no-user');
     expect(() => locateSession({ env, workspaceRoot: repo, session: 'missing' })).toThrow(/Session "missing" not found/);
+    // Files there, none with a user line: the error counts them instead of reading as if the folder were empty.
+    const other = join(claude, 'projects', encodeProjectPath(join(dir.path, 'other')));
+    mkdirSync(other, { recursive: true });
+    writeFileSync(join(other, 'only-summary.jsonl'), '{"type":"summary","summary":"x"}\n');
+    writeFileSync(join(other, 'spaced.jsonl'), '{"type": "user", "message": {"content": "hi"}}\n');
+    expect(() => locateSession({ env, workspaceRoot: join(dir.path, 'other') })).toThrow(`No Claude Code session with a user line in ${other} (2 transcripts there, none with a {"type":"user"} line in its first 8 KiB or last 4 KiB); start`);
     // A Maestro run's transcript, by run id.
     const run = join(repo, '.workflow', 'sessions', 'S1', 'runs', 'R7', 'transcript.jsonl');
     new TranscriptBuilder().user('plan the task').writeTo(run);
