@@ -10,13 +10,42 @@ import type { Task } from './types.js';
 
 /**
  * The commit the task's reviewers approved: the review's, or the conflict run's once one resolved a conflict at
- * merge time (it is reviewed too); null for a result that names none.
+ * merge time (it is reviewed too); once a merge check passed on it, the merged commit it checked (what lands, and
+ * what the branch holds); null for a result that names none.
  */
 export function reviewedCommit(task: Task): string | null {
+  return mergeChecked(task)?.commitSha ?? approvedCommit(task);
+}
+
+/**
+ * The commit the approval is tied to: the review's, or a conflict run's (or a person's) resolution; a merge check
+ * does not change it.
+ */
+export function approvedCommit(task: Task): string | null {
   const result = task.result ?? {};
   const conflict = result.conflict as { commitSha?: unknown } | undefined;
   const sha = conflict?.commitSha ?? result.commitSha;
   return typeof sha === 'string' ? sha : null;
+}
+
+/** What a merge check that passed left on the task (result.mergeChecked): the commit it checked, and how many rounds. */
+export interface MergeChecked {
+  /** The approved commit the base was merged onto (approvedCommit when it was checked). */
+  approved: string;
+  /** The merged commit the checks passed on: what may land. */
+  commitSha: string;
+  /** Merge checks that passed for this approval (the base moved again after each but the last). */
+  rounds: number;
+}
+
+/**
+ * The task's passed merge check (daemon/mergeQueue.ts), while it is one of the commit approved now: a conflict run's
+ * or a person's resolution made since is another change, and the check of the older one no longer counts.
+ */
+export function mergeChecked(task: Task): MergeChecked | null {
+  const m = task.result?.mergeChecked as Partial<MergeChecked> | undefined;
+  if (!m || typeof m.commitSha !== 'string' || typeof m.approved !== 'string') return null;
+  return m.approved === approvedCommit(task) ? { approved: m.approved, commitSha: m.commitSha, rounds: typeof m.rounds === 'number' ? m.rounds : 1 } : null;
 }
 
 /** Statuses in which a run may still move the task's branch: its change is the tip's, the work so far. */

@@ -16,7 +16,7 @@ export type TaskType = (typeof TASK_TYPES)[number];
 export const TASK_SCOPES = ['file', 'module', 'service', 'cross-service'] as const;
 export type TaskScope = (typeof TASK_SCOPES)[number];
 
-export const RUN_KINDS = ['plan', 'execute', 'review', 'conflict'] as const;
+export const RUN_KINDS = ['plan', 'execute', 'review', 'conflict', 'merge_check'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
 export const RUN_STATUSES = ['running', 'succeeded', 'failed', 'cancelled'] as const;

@@ -6,16 +6,22 @@
  * waits for a slot and is not merged again meanwhile (each try cost a merge
  * and its abort, and said merge.conflict again); the orchestrator claims no
  * new work while one waits. Too many conflict runs, or an on:conflict hook
- * that asks for a person, send the task to needs_attention.
+ * that asks for a person, send the task to needs_attention. Merge checks (mergeQueue.ts) are opened the same way.
  */
 import { coerceError } from '../core/errors.js';
 import { MERGE_CONFLICT_PREFIX } from '../core/mergeConflictWays.js';
 import type { Task } from '../core/types.js';
+import { mergeChecked } from '../core/reviewed.js';
 import { oneAtATime } from '../lib/oneAtATime.js';
+import type { TransitionFields } from '../store/ops/transitionTask.js';
+import { MAX_CHECK_ROUNDS, movedTooOften } from './mergeQueue.js';
 import type { Store } from '../store/store.js';
 
 /** Conflict runs a task may get before a person must merge it. */
 export const MAX_CONFLICT_RUNS = 2;
+
+/** The runs a merge train opens: a conflict run, or a merge check (mergeQueue.ts). */
+export type MergeRunKind = 'conflict' | 'merge_check';
 
 export class ConflictRuns {
   /**
@@ -23,17 +29,19 @@ export class ConflictRuns {
    * project's clone, and a remote that falls silent there would hold every project's conflict runs.
    */
   private readonly inTurn = oneAtATime();
-  /** Tasks whose conflict was found while no run slot was free. */
-  private readonly awaiting = new Set<string>();
+  /** Tasks whose conflict (or merge check) was found while no run slot was free, with the run each waits for. */
+  private readonly awaiting = new Map<string, MergeRunKind>();
 
   constructor(
     private readonly store: Store,
     private readonly opts: {
       /** The on:conflict hook, if any: 'manual' asks a person instead of a conflict run. */
       onConflict: (task: Task, files: string[]) => Promise<'auto' | 'manual'> | undefined;
-      /** Starts a conflict run for the task; returns false when no slot is free. */
-      startConflictRun: (task: Task) => Promise<boolean>;
-      toAttention: (task: Task, reason: string) => Promise<void>;
+      /** Starts a conflict run (or a merge check) for the task; returns false when no slot is free. */
+      startConflictRun: (task: Task, kind: MergeRunKind) => Promise<boolean>;
+      toAttention: (task: Task, reason: string, fields?: TransitionFields) => Promise<void>;
+      /** The project's base branch, as a person reads it. */
+      baseOf: (task: Task) => Promise<string>;
       onChange: () => void;
       onError: (err: Error) => void;
     },
@@ -53,10 +61,31 @@ export class ConflictRuns {
     return this.inTurn(task.projectId, () => this.openNow(task, message, files));
   }
 
+  /**
+   * A car must have the checks run on its merge with main first (mergeQueue.ts): its merge check starts now, or once
+   * a slot is free; or, when main moved under each of the last MAX_CHECK_ROUNDS checks, a person is asked.
+   */
+  openCheck(task: Task): Promise<void> {
+    return this.inTurn(task.projectId, async () => {
+      try {
+        const checked = mergeChecked(task);
+        if (checked && checked.rounds >= MAX_CHECK_ROUNDS) {
+          // Counted afresh after the person's retry: the rounds start over.
+          const result = { ...(task.result ?? {}), mergeChecked: { ...(task.result?.mergeChecked as object), rounds: 0 } };
+          return await this.opts.toAttention(task, movedTooOften(task, await this.opts.baseOf(task), checked.rounds), { result });
+        }
+        this.awaiting.set(task.id, 'merge_check');
+        await this.start(task);
+      } catch (err) {
+        this.opts.onError(coerceError(err));
+      }
+    });
+  }
+
   /** Starts the conflict runs that waited for a slot, for the tasks still merging (one cancelled meanwhile is let go). */
   async openWaiting(): Promise<void> {
     await Promise.all(
-      [...this.awaiting].map(async (id) => {
+      [...this.awaiting.keys()].map(async (id) => {
         const task = await this.store.tasks.row(id).catch(() => null);
         if (task?.status !== 'merging') this.awaiting.delete(id);
         else await this.inTurn(task.projectId, () => (this.awaiting.has(id) ? this.start(task) : Promise.resolve()));
@@ -71,7 +100,7 @@ export class ConflictRuns {
       if (conflicts >= MAX_CONFLICT_RUNS) return await this.opts.toAttention(task, `${MERGE_CONFLICT_PREFIX} still conflicts after ${conflicts} conflict runs: ${message}`);
       const mode = (await this.opts.onConflict(task, files)) ?? 'auto';
       if (mode === 'manual') return await this.opts.toAttention(task, `${MERGE_CONFLICT_PREFIX} the on:conflict hook asks for a person: ${message}`);
-      this.awaiting.add(task.id);
+      this.awaiting.set(task.id, 'conflict');
       await this.start(task);
     } catch (err) {
       this.opts.onError(coerceError(err));
@@ -81,7 +110,7 @@ export class ConflictRuns {
   /** The conflict run of a task waiting for one, if a slot is free; it waits on otherwise. */
   private async start(task: Task): Promise<void> {
     try {
-      if (!(await this.opts.startConflictRun(task))) return;
+      if (!(await this.opts.startConflictRun(task, this.awaiting.get(task.id) ?? 'conflict'))) return;
       this.awaiting.delete(task.id);
       this.opts.onChange();
     } catch (err) {

@@ -17,14 +17,18 @@
  * that would write over git-ignored files in a person's checkout (git would, without a word:
  * git/ignoredInTheWay.ts), and every approved task of a project whose folder is gone (projectFolder.ts).
  * A task whose push the remote refused is retried later in a train of its own, so one refused
- * change cannot hold the others.
+ * change cannot hold the others. A car that is no fast-forward in a project with checks waits for a merge check
+ * run first (mergeQueue.ts), opened like a conflict run once the lease is released.
  */
 import { MaestroError, coerceError, isMaestroError } from '../core/errors.js';
 import type { Project, Task } from '../core/types.js';
 import { loadProjectConfig, type ProjectConfig } from '../executor/projectConfig.js';
 import { assertMainCheckout, refsMergedInto } from '../git/merge.js';
 import { conflictHeldElsewhere, mergeLeaseHeldElsewhere, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
-import { ConflictRuns } from './conflictRuns.js';
+import { mergeChecked } from '../core/reviewed.js';
+import type { TransitionFields } from '../store/ops/transitionTask.js';
+import { ConflictRuns, type MergeRunKind } from './conflictRuns.js';
+import { MAX_CHECK_ROUNDS, mustCheckFor } from './mergeQueue.js';
 import { carsFor, type CarDeps } from './mergeCars.js';
 import { cleanUpLanded, type CleanupDeps, type Landed } from './mergeCleanup.js';
 import { LockWaits } from './mergeLock.js';
@@ -68,8 +72,8 @@ export class MergeCoordinator {
     private readonly store: Store,
     private readonly opts: {
       hooks: MergeHooks;
-      /** Starts a conflict run for the task; returns false when no slot is free. */
-      startConflictRun: (task: Task) => Promise<boolean>;
+      /** Starts a conflict run (or a merge check: mergeQueue.ts) for the task; returns false when no slot is free. */
+      startConflictRun: (task: Task, kind: MergeRunKind) => Promise<boolean>;
       hasRunningRun: (taskId: string) => Promise<boolean>;
       repos: ProjectRepos;
       /** This daemon: who holds a project's merge lease while it merges there. */
@@ -97,7 +101,8 @@ export class MergeCoordinator {
     this.conflictRuns = new ConflictRuns(store, {
       onConflict: (task, files) => opts.hooks.onConflict?.(task, files),
       startConflictRun: opts.startConflictRun,
-      toAttention: (task, reason) => this.toAttention(task, reason),
+      toAttention: (task, reason, fields) => this.toAttention(task, reason, fields),
+      baseOf: async (task) => baseBranchOf(await store.projects.get(task.projectId)),
       onChange: opts.onChange,
       onError: opts.onError,
     });
@@ -170,6 +175,7 @@ export class MergeCoordinator {
           const trains = await this.mergeProject(project, tried);
           // Conflict runs start now that the lease is free: the run needs the clone, and main with the cars before it.
           for (const l of trains) for (const c of l.conflicts) await this.conflictRuns.open(c.task, c.message, c.files);
+          for (const l of trains) for (const t of l.checks) await this.conflictRuns.openCheck(t);
           landed.push(...trains);
           if (!trains.some((l) => l.cleanups.length)) break;
         }
@@ -189,8 +195,8 @@ export class MergeCoordinator {
     if (verdict === 'wait, first') await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'merge.locked', payload: { lock: err.details?.lock ?? null, message: err.message } });
   }
 
-  private async toAttention(task: Task, reason: string): Promise<void> {
-    await this.store.tasks.transition(task.id, 'needs_attention', { from: 'merging', fields: { lastRunError: reason }, reason });
+  private async toAttention(task: Task, reason: string, fields: TransitionFields = {}): Promise<void> {
+    await this.store.tasks.transition(task.id, 'needs_attention', { from: 'merging', fields: { ...fields, lastRunError: reason }, reason });
     this.opts.onChange();
   }
 
@@ -283,7 +289,7 @@ export class MergeCoordinator {
 
   /** Merges the train in `repo`; with a `remote`, the branches come from it and main goes back to it in one push. */
   private async land(project: Project, repo: string, remote: string | null, tasks: Task[]): Promise<Landed> {
-    const landed: Landed = { repo, cleanups: [], conflicts: [], gone: new Set() };
+    const landed: Landed = { repo, cleanups: [], conflicts: [], checks: [], gone: new Set() };
     const base = baseBranchOf(project);
     const { cars, baseTip } = await carsFor(this.carDeps, project, repo, remote, tasks);
     // Merged just before a crash, or by another daemon's train? Then record it; never merge twice.
@@ -295,12 +301,15 @@ export class MergeCoordinator {
     const toMerge = cars.filter((c) => !inMain.has(c.ref));
     if (!toMerge.length) return landed;
     let strategy: MergeStrategy;
+    let checks: number;
     try {
       // A clone's main was just checked out from the remote's, forced clean; a project's own checkout is the person's.
       if (!remote) await assertMainCheckout(repo, base);
       // Main's .maestro/config.json names the strategy. One a merged change (or a person) broke is said on each task:
       // thrown from here it only reached the log, every tick, and the tasks stayed in merging for good.
-      strategy = loadProjectConfig(repo).mergeStrategy;
+      const config = loadProjectConfig(repo);
+      strategy = config.mergeStrategy;
+      checks = config.checks.length;
     } catch (err) {
       if (!(err instanceof MaestroError)) throw err;
       if (err.code === 'REPO_LOCKED') {
@@ -319,16 +328,23 @@ export class MergeCoordinator {
       const v = await this.opts.hooks.beforeMerge?.(car.task, car.branch);
       return v && 'cancel' in v ? v.cancel : null;
     };
-    const outcomes = await runTrain({ repo, base, head: baseTip, strategy, cars: toMerge, veto, personsCheckout: !remote });
+    const mustCheck = mustCheckFor(repo, strategy, checks);
+    const outcomes = await runTrain({ repo, base, head: baseTip, strategy, cars: toMerge, veto, personsCheckout: !remote, mustCheck });
     for (const o of outcomes) {
       if (o.kind === 'attention') await this.toAttention(o.car.task, o.reason);
       if (o.kind === 'locked') await this.lockedOut(o.car.task, o.error);
       if (o.kind === 'conflict') landed.conflicts.push({ ...o.car, message: o.message, files: o.files });
+      if (o.kind === 'check') landed.checks.push(o.car.task);
     }
     // Said while the lease is held, and naming this daemon: another daemon's train, which may take the lease
     // before this one's conflict run starts (it waits for the lease's release, or for a slot), leaves the task alone.
     for (const c of landed.conflicts) {
       await this.store.events.append({ projectId: project.id, taskId: c.task.id, type: 'merge.conflict', payload: { branch: c.branch, message: c.message, files: c.files, owner: this.opts.owner } });
+    }
+    for (const o of outcomes) {
+      if (o.kind !== 'check') continue;
+      const round = (mergeChecked(o.car.task)?.rounds ?? 0) + 1;
+      await this.store.events.append({ projectId: project.id, taskId: o.car.task.id, type: 'merge.check', payload: { branch: o.car.branch, tip: o.car.tip, base: o.head, round, maxRounds: MAX_CHECK_ROUNDS, owner: this.opts.owner } });
     }
     const merged = outcomes.flatMap((o) => (o.kind === 'merged' ? [o] : []));
     if (!merged.length) return landed;

@@ -3,7 +3,8 @@
  * after another in one checkout, so that a shared remote gets one push for
  * all of them. Each car is merged onto what the cars before it left; one that
  * conflicts (main is left as it was before it) or that the before:merge hook
- * refuses drops out, and the cars behind it go on. Nothing here writes to the
+ * refuses drops out, and the cars behind it go on; so does one that must have the project's checks run on its
+ * merge with main first (mergeQueue.ts: main moved since its branch), which lands once they passed. Nothing here writes to the
  * database: the MergeCoordinator records each merge once the push succeeded.
  *
  * Why: with three daemons on one remote, merges queued behind one merge lease
@@ -40,6 +41,8 @@ export type CarOutcome =
   | { kind: 'merged'; car: Car; sha: string; previousSha: string; fastForward: boolean; settingsFiles: string[]; runsElsewhere: string[] }
   | { kind: 'conflict'; car: Car; message: string; files: string[] }
   | { kind: 'attention'; car: Car; reason: string }
+  /** The base moved since the car's branch and the project has checks: they run on the merged tree first (a merge check run). */
+  | { kind: 'check'; car: Car; head: string }
   /** The checkout's index is locked (REPO_LOCKED): the caller waits for a momentary lock, or parks the car. */
   | { kind: 'locked'; car: Car; error: MaestroError };
 
@@ -54,6 +57,11 @@ export interface TrainOptions {
   veto: (car: Car) => Promise<string | null>;
   /** A person's checkout (not a daemon's clone): a car that would write over its git-ignored files is stopped (ignoredInTheWay.ts). */
   personsCheckout?: boolean;
+  /**
+   * Whether the project's checks must run on the merge of the car onto `head` before it may land (the merge queue:
+   * mergeQueue.ts): the car then waits for its merge check run, and main is left as it is for it.
+   */
+  mustCheck?: (car: Car, head: string) => Promise<boolean>;
 }
 
 /**
@@ -73,6 +81,10 @@ export async function runTrain(opts: TrainOptions): Promise<CarOutcome[]> {
     const inTheWay = ignored.get(car.tip);
     if (inTheWay) {
       outcomes.push({ kind: 'attention', car, reason: thenRetry(ignoredInTheWayError({ repoPath: opts.repo, branch: car.branch, unchanged: opts.base }, inTheWay).message, car.task) });
+      continue;
+    }
+    if (await opts.mustCheck?.(car, head)) {
+      outcomes.push({ kind: 'check', car, head });
       continue;
     }
     const refused = await opts.veto(car);

@@ -109,7 +109,7 @@ export class Orchestrator {
     this.runStarter = new RunStarter({ store, config, opts, repos: this.repos, knowledge: this.knowledge, workers: this.workers, ingestor: this.ingestor });
     this.merges = new MergeCoordinator(store, {
       hooks,
-      startConflictRun: (task) => this.startConflictRun(task),
+      startConflictRun: (task, kind) => this.startConflictRun(task, kind),
       hasRunningRun: async (taskId) => (await this.store.runs.list({ taskId, status: 'running' })).length > 0,
       repos: this.repos,
       owner: this.owner,
@@ -346,9 +346,9 @@ export class Orchestrator {
     this.opts.onChange();
   }
 
-  private async startConflictRun(task: Task): Promise<boolean> {
+  private async startConflictRun(task: Task, kind: 'conflict' | 'merge_check'): Promise<boolean> {
     if (this.slotsTaken >= this.config.maxConcurrentRuns) return false;
-    await this.runStarter.track(task.id, this.runStarter.create(task, 'conflict'));
+    await this.runStarter.track(task.id, this.runStarter.create(task, kind));
     return true;
   }
 

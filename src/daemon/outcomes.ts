@@ -8,10 +8,12 @@
  *   execute  → reviewing (the same claim goes on to the review run)
  *   review   → exec_review | executing again with the findings | needs_attention
  *   conflict → exec_review (at merge time: a person approves the resolution) | stays executing | needs_attention
+ *   merge_check → stays merging, the checked merge the commit that lands | needs_attention (a check failed)
  *   error    → needs_attention when a person must act; else back to ready with a backoff
  */
 import { MaestroError } from '../core/errors.js';
 import { MERGE_CONFLICT_PREFIX } from '../core/mergeConflictWays.js';
+import { approvedCommit, mergeChecked } from '../core/reviewed.js';
 import type { TaskStatus } from '../core/status.js';
 import type { Priority, Run, Task } from '../core/types.js';
 import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
@@ -98,6 +100,14 @@ function moveForResult(run: Run, task: Task, record: ResultRecord): Move {
       }
       return { to: 'needs_attention', fields: { lastRunError: `${MERGE_CONFLICT_PREFIX} the conflict resolution was not approved: ${String(data.feedback ?? '')}`.slice(0, 2000) } };
     }
+    case 'merge_check': {
+      // The base now conflicts: nothing was checked, and the train finds the conflict (a conflict run) itself.
+      if (data.conflict === true || typeof data.commitSha !== 'string') return { to: null };
+      // The task stays merging on its approval, the checked commit now the one that may land (core/reviewed.ts).
+      const rounds = (mergeChecked(task)?.rounds ?? 0) + 1;
+      const approved = approvedCommit(task);
+      return { to: null, fields: { result: { ...(task.result ?? {}), mergeChecked: { approved, commitSha: data.commitSha, rounds, baseSha: data.baseSha, checks: data.checks } } } };
+    }
     default: {
       const never: never = run.kind;
       throw new Error(`unknown run kind ${String(never)}`);
@@ -113,10 +123,10 @@ export interface ApplyContext {
 
 /**
  * Whether a still-running run's result is taken rather than fenced out: its task is still the claim of `owner`
- * (the run's daemon), or it is a conflict run at merge time (which runs under the merge lease, not a claim).
+ * (the run's daemon), or it is a conflict run or a merge check at merge time (which run under no claim).
  */
 export function takesResult(task: Task, run: Run, owner: string): boolean {
-  return task.claimedBy === owner || (run.kind === 'conflict' && task.status === 'merging');
+  return task.claimedBy === owner || ((run.kind === 'conflict' || run.kind === 'merge_check') && task.status === 'merging');
 }
 
 /** Applies a final record; returns the task's new status (or null when it stayed). */

@@ -115,9 +115,10 @@ export class RunStarter {
     const history = await store.runs.list({ taskId: task.id });
     // On a shared remote: this host's clone, with main and the task's branch brought from the remote.
     const repoPath = await repos.prepareRun(registered, branchName(task.id, task.version), {
-      commit: kind === 'review' ? reviewedCommit(task) : null, // the commit to review: the execute's, or a conflict run's
+      // The commit to review (the execute's, or a conflict run's), or the approved one a merge check merges main onto.
+      commit: kind === 'review' || kind === 'merge_check' ? reviewedCommit(task) : null,
       counted: reviewedCommit(task),
-      published: history.some((r) => r.kind === 'execute' || r.kind === 'conflict'),
+      published: history.some((r) => r.kind === 'execute' || r.kind === 'conflict' || r.kind === 'merge_check'),
       holds: () => holdsClaim(store, { id: task.id, owner: this.owner, attempt: task.attempt }),
       after: syncedAfter,
     });
@@ -136,6 +137,7 @@ export class RunStarter {
       const veto = await opts.hooks.beforeExecute(task, job as unknown as Record<string, unknown>);
       if (veto && 'cancel' in veto) throw new MaestroError('BAD_INPUT', `before:execute hook cancelled: ${veto.cancel}`);
     }
+    if (kind === 'merge_check') job.mergeFrom = reviewedCommit(task) ?? undefined;
     writeJob(runDir, job);
     await tryKnowledge(store, task, 'run-started', () => knowledge.onRunStarted({ task, run: { id: runId, kind }, runDir, repoPath: project.repoPath }), opts.onError);
     const run = await store.runs.start({ id: runId, taskId: task.id, kind, model: null, traceId, attempt: task.attempt, runDir, owner: this.owner });

@@ -12,6 +12,7 @@ import { TRANSCRIPT_FILE } from './protocol/transcript.js';
 import { createProvider, type AgentProvider } from '../agents/index.js';
 import { MaestroError, coerceError } from '../core/errors.js';
 import { AttentionError, type RunContext } from './context.js';
+import { runMergeCheck } from './pipelines/mergeCheck.js';
 import { runConflict } from './pipelines/conflict.js';
 import { runExecutor } from './pipelines/executor.js';
 import { runPlanner } from './pipelines/planner.js';
@@ -127,6 +128,8 @@ async function runKind(ctx: RunContext): Promise<{ data: object; attention?: Nee
       const r = await runConflict(ctx);
       return { data: r.result, attention: r.attention };
     }
+    case 'merge_check':
+      return { data: await runMergeCheck(ctx) };
     default: {
       const never: never = kind;
       throw new MaestroError('JOB_INVALID', `unknown run kind ${String(never)}`);

@@ -38,7 +38,7 @@ async function setup(titles: string[]) {
   const land = async (which: typeof cars) => {
     const calls: string[][] = [];
     const unobserve = observeGit((c) => calls.push(c.args));
-    await cleanUpLanded(deps, project, { repo, cleanups: which, conflicts: [], gone: new Set() });
+    await cleanUpLanded(deps, project, { repo, cleanups: which, conflicts: [], checks: [], gone: new Set() });
     unobserve();
     return calls.map((a) => a.filter((x) => x !== '--end-of-options').join(' '));
   };

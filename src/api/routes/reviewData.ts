@@ -214,9 +214,9 @@ export async function runEvents(store: Store, runId: string, type: string): Prom
 /** Statuses in which a version that never ran its checks will not: they show as skipped, not pending. */
 const NO_RUN_TO_COME: readonly Task['status'][] = ['superseded', 'cancelled', 'done', 'waiting_children'];
 
-/** The check gates of a version's latest run that ran them (execute or conflict), or the configured ones, pending. */
+/** The check gates of a version's latest run that ran them (execute, conflict or merge check), or the configured ones, pending. */
 export async function checkViews(store: Store, project: Project, task: Task): Promise<CheckView[]> {
-  const runs = (await store.runs.list({ taskId: task.id })).filter((r) => r.kind === 'execute' || r.kind === 'conflict');
+  const runs = (await store.runs.list({ taskId: task.id })).filter((r) => r.kind === 'execute' || r.kind === 'conflict' || r.kind === 'merge_check');
   const run = runs[runs.length - 1];
   const configured = checksOf(run, project);
   // No run, and none to come for this version (superseded by a reject at its plan gate, cancelled, a parent its

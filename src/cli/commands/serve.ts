@@ -16,7 +16,7 @@ import { oneLine } from '../../lib/visible.js';
 import { autoApprovalSentence, type AutoApprovalChange } from '../../core/autoApproval.js';
 import { closeInheritedDescriptors } from '../../lib/inheritedDescriptors.js';
 
-const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conflict', 'merge.locked', 'run.started', 'run.adopted', 'run.resumed', 'task.taken_over', 'task.released', 'project.settings_files', 'project.runs_elsewhere', 'project.config']);
+const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conflict', 'merge.check', 'merge.locked', 'run.started', 'run.adopted', 'run.resumed', 'task.taken_over', 'task.released', 'project.settings_files', 'project.runs_elsewhere', 'project.config']);
 
 /**
  * What the terminal says of an event: a task's status change, a merge conflict, the start of the run
@@ -41,7 +41,9 @@ function eventText(e: Pick<MaestroEvent, 'type' | 'payload'>): string | null {
   if (e.type === 'task.status') return `${typeof e.payload.from === 'string' ? `${e.payload.from} → ` : '→ '}${String(e.payload.to)}${typeof e.payload.reason === 'string' ? `  (${e.payload.reason})` : ''}`;
   if (e.type === 'merge.conflict') return `merge conflict on ${String(e.payload.branch)}: a conflict run will resolve it`;
   if (e.type === 'merge.locked') return `merge waits: ${String(e.payload.lock)} exists (a git process at work in the checkout); it merges once that is gone`;
+  if (e.type === 'merge.check') return `${String(e.payload.branch)} is no fast-forward of main: the checks run on the merged tree before it lands (round ${String(e.payload.round)} of at most ${String(e.payload.maxRounds)})`;
   if (e.type === 'run.started' && e.payload.kind === 'conflict') return 'conflict run started';
+  if (e.type === 'run.started' && e.payload.kind === 'merge_check') return 'merge check started';
   if (e.type === 'run.adopted') return `${String(e.payload.kind)} run taken over: its worker (pid ${String(e.payload.pid)}) ran on while no daemon did`;
   if (e.type === 'task.taken_over') return `taken over at ${String(e.payload.status)} by ${String(e.payload.owner)} from ${String(e.payload.previousOwner)}, whose lease ended: it goes on from the work ${String(e.payload.previousOwner)} pushed`;
   if (e.type === 'task.released') return `released at ${String(e.payload.status)} by ${String(e.payload.owner)}, which stopped: another daemon goes on with it now`;

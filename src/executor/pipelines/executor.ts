@@ -54,7 +54,14 @@ export async function reflectStage(ctx: RunContext, cwd: string): Promise<string
 const OUTSIDE_OWNED_NAMED = 100;
 
 export async function runChecksAndGate(ctx: RunContext, worktree: string, base: string): Promise<{ checks: CheckOutcome[]; diff: DiffStats }> {
-  const { job, limits, checks } = ctx;
+  const outcomes = await runChecks(ctx, worktree);
+  const diff = await diffGate(ctx, worktree, base);
+  return { checks: outcomes, diff };
+}
+
+/** Each configured check as its own stage, in order; the first that fails throws CHECK_FAILED naming it and its log. */
+export async function runChecks(ctx: RunContext, worktree: string): Promise<CheckOutcome[]> {
+  const { limits, checks } = ctx;
   const outcomes: CheckOutcome[] = [];
   for (const check of checks) {
     const outcome = await stage(ctx, `check:${check.name}`, async () => {
@@ -69,7 +76,13 @@ export async function runChecksAndGate(ctx: RunContext, worktree: string, base: 
     });
     outcomes.push(outcome);
   }
-  const diff = await stage(ctx, 'diff-gate', async () => {
+  return outcomes;
+}
+
+/** The diff gate: files outside ownedFiles, size limits, stray gitlinks, large files. */
+function diffGate(ctx: RunContext, worktree: string, base: string): Promise<DiffStats> {
+  const { job, limits } = ctx;
+  return stage(ctx, 'diff-gate', async () => {
     const stats = await diffStats(worktree, base, 'HEAD', job.task.ownedFiles, limits.maxFileBytes);
     const lines = stats.linesAdded + stats.linesDeleted;
     const problems: string[] = [];
@@ -86,7 +99,6 @@ export async function runChecksAndGate(ctx: RunContext, worktree: string, base: 
     }
     return stats;
   });
-  return { checks: outcomes, diff };
 }
 
 /** What the person reads about files too large to merge (diffStats' largeFiles), and what to do. */

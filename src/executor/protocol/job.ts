@@ -171,6 +171,8 @@ export const jobSchema = z.object({
   allowedTools: z.array(z.string().min(1)).optional(),
   /** Checks to run after the agent; read from `<repo>/.maestro/config.{json,yaml}` when absent. */
   checks: z.array(checkSchema).optional(),
+  /** A merge check's starting point: the approved commit the branch holds; the base is merged onto it (pipelines/mergeCheck.ts). */
+  mergeFrom: z.string().regex(/^[0-9a-f]{40}$/, 'a full commit id').optional(),
   limits: limitsSchema.partial().default({}),
   /** Review round of this task version (1-based); a reject in the last allowed round needs a human. */
   reviewRound: z.number().int().positive().default(1),

@@ -150,13 +150,13 @@ export async function releaseMergeLease(db: Queryable, projectId: string, owner:
 }
 
 /**
- * Whether another daemon, still alive, found the task's latest merge conflict and has not started its
- * conflict run yet (it waits for its merge lease to be released, or for a free slot). The task's events
- * say it: the `merge.conflict` that daemon recorded under the lease, and no `run.started` or status change after it (event
+ * Whether another daemon, still alive, found the task's latest merge conflict (or that its merge must be checked,
+ * daemon/mergeQueue.ts) and has not started its conflict run (merge check) yet (it waits for its merge lease to be
+ * released, or for a free slot). The task's events say it: the `merge.conflict` (`merge.check`) that daemon recorded under the lease, and no `run.started` or status change after it (event
  * ids, not clocks: the daemons' hosts may disagree on the time). A daemon that died owes nothing.
  */
 export async function conflictHeldElsewhere(db: Queryable, opts: { taskId: string; me: string; now: number; staleMs: number }): Promise<boolean> {
-  const found = await db.one<{ id: number | string; payload: string }>(`SELECT id, payload FROM events WHERE task_id = $1 AND type = 'merge.conflict' ORDER BY id DESC LIMIT 1`, [opts.taskId]);
+  const found = await db.one<{ id: number | string; payload: string }>(`SELECT id, payload FROM events WHERE task_id = $1 AND type IN ('merge.conflict', 'merge.check') ORDER BY id DESC LIMIT 1`, [opts.taskId]);
   if (!found) return false;
   const owner = (JSON.parse(found.payload) as { owner?: unknown }).owner;
   if (typeof owner !== 'string' || owner === opts.me) return false;

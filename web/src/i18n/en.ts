@@ -30,7 +30,7 @@ export const en = {
     needs_attention: 'needs attention', cancelled: 'cancelled', superseded: 'superseded',
   },
   complexity: { easy: 'easy', medium: 'medium', hard: 'hard' },
-  runKind: { plan: 'plan', execute: 'execute', review: 'review', conflict: 'conflict' },
+  runKind: { plan: 'plan', execute: 'execute', review: 'review', conflict: 'conflict', merge_check: 'merge check' },
   runStatus: { running: 'running', succeeded: 'succeeded', failed: 'failed', cancelled: 'cancelled' },
   actions: { cancel: 'Cancel this task…', cancelConfirm: 'Cancel this task? Its work stops, and its unfinished subtasks are cancelled with it.', confirmCancel: 'Yes, cancel the task', keep: 'No, keep the task', cancelled: 'Cancelled.', cancelledWith_one: 'Cancelled, with {{count}} unfinished subtask: {{titles}}.', cancelledWith_other: 'Cancelled, with {{count}} unfinished subtasks: {{titles}}.', retry: 'Retry', retried: 'Retried: it is now {{status}}.' },
   edit: {
@@ -202,7 +202,7 @@ export const en = {
     BAD_INPUT: 'The request was refused', ILLEGAL_TRANSITION: 'Not possible in the task’s state', WRONG_GATE: 'The task waits at another gate', UNKNOWN_TASK: 'No such task', UNKNOWN_PROJECT: 'No such project',
     NOT_FOUND: 'Not found', NO_DIFF: 'No changes to show', STALE_REVIEW: 'Another commit waits at the gate now', UNAUTHORIZED: 'Not authorised', NETWORK: 'The daemon did not answer', TASK_BUSY: 'The task is busy', INTERNAL: 'The daemon failed',
   },
-  eventType: { 'task.created': 'created', 'task.edited': 'edited', 'task.status': 'status', 'task.inject': 'instruction', 'run.started': 'run started', 'run.finished': 'run finished', 'run.phase': 'phase', 'run.clarify': 'question', 'run.resumed': 'resumed', 'run.adopted': 'taken over', 'task.taken_over': 'taken over at its stage', 'task.released': 'released', 'run.waiting': 'waiting', 'run.refused': 'refused', 'merge.conflict': 'merge conflict', 'merge.locked': 'merge waits for a lock', 'git.push_failed': 'push failed', 'project.config': 'configuration', 'project.created': 'registered', 'project.settings_files': 'changed what later runs use', 'project.runs_elsewhere': 'changed what runs outside Maestro' },
+  eventType: { 'task.created': 'created', 'task.edited': 'edited', 'task.status': 'status', 'task.inject': 'instruction', 'run.started': 'run started', 'run.finished': 'run finished', 'run.phase': 'phase', 'run.clarify': 'question', 'run.resumed': 'resumed', 'run.adopted': 'taken over', 'task.taken_over': 'taken over at its stage', 'task.released': 'released', 'run.waiting': 'waiting', 'run.refused': 'refused', 'merge.conflict': 'merge conflict', 'merge.check': 'merge checked first', 'merge.locked': 'merge waits for a lock', 'git.push_failed': 'push failed', 'project.config': 'configuration', 'project.created': 'registered', 'project.settings_files': 'changed what later runs use', 'project.runs_elsewhere': 'changed what runs outside Maestro' },
 };
 
 type Deep<T> = { [K in keyof T]: T[K] extends string ? string : Deep<T[K]> };

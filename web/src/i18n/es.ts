@@ -18,7 +18,7 @@ export const es: Dictionary = {
     needs_attention: 'requiere atención', cancelled: 'cancelada', superseded: 'reemplazada',
   },
   complexity: { easy: 'fácil', medium: 'media', hard: 'difícil' },
-  runKind: { plan: 'plan', execute: 'ejecución', review: 'revisión', conflict: 'conflicto' },
+  runKind: { plan: 'plan', execute: 'ejecución', review: 'revisión', conflict: 'conflicto', merge_check: 'comprobación de la fusión' },
   runStatus: { running: 'en curso', succeeded: 'correcta', failed: 'fallida', cancelled: 'cancelada' },
   actions: { cancel: 'Cancelar esta tarea…', cancelConfirm: '¿Cancelar esta tarea? Su trabajo se detiene y sus subtareas sin terminar se cancelan con ella.', confirmCancel: 'Sí, cancelar la tarea', keep: 'No, conservar la tarea', cancelled: 'Cancelada.', cancelledWith_one: 'Cancelada, con {{count}} subtarea sin terminar: {{titles}}.', cancelledWith_other: 'Cancelada, con {{count}} subtareas sin terminar: {{titles}}.', retry: 'Reintentar', retried: 'Reintentada: ahora está {{status}}.' },
   edit: {
@@ -172,5 +172,5 @@ export const es: Dictionary = {
     BAD_INPUT: 'La petición fue rechazada', ILLEGAL_TRANSITION: 'No es posible en el estado de la tarea', WRONG_GATE: 'La tarea espera en otra puerta', UNKNOWN_TASK: 'La tarea no existe', UNKNOWN_PROJECT: 'El proyecto no existe',
     NOT_FOUND: 'No encontrado', NO_DIFF: 'No hay cambios que mostrar', STALE_REVIEW: 'Ahora espera en la puerta otro commit', UNAUTHORIZED: 'No autorizado', NETWORK: 'El daemon no respondió', TASK_BUSY: 'La tarea está ocupada', INTERNAL: 'El daemon falló',
   },
-  eventType: { 'task.created': 'creada', 'task.edited': 'editada', 'task.status': 'estado', 'task.inject': 'instrucción', 'run.started': 'ejecución iniciada', 'run.finished': 'ejecución terminada', 'run.phase': 'fase', 'run.clarify': 'pregunta', 'run.resumed': 'reanudada', 'run.adopted': 'retomada', 'task.taken_over': 'retomada en su etapa', 'task.released': 'liberada', 'run.waiting': 'en espera', 'run.refused': 'rechazada', 'merge.conflict': 'conflicto de fusión', 'merge.locked': 'fusión en espera de un bloqueo', 'git.push_failed': 'fallo del push', 'project.config': 'configuración', 'project.created': 'registrado', 'project.settings_files': 'cambió lo que usan las próximas ejecuciones', 'project.runs_elsewhere': 'cambió lo que se ejecuta fuera de Maestro' },
+  eventType: { 'task.created': 'creada', 'task.edited': 'editada', 'task.status': 'estado', 'task.inject': 'instrucción', 'run.started': 'ejecución iniciada', 'run.finished': 'ejecución terminada', 'run.phase': 'fase', 'run.clarify': 'pregunta', 'run.resumed': 'reanudada', 'run.adopted': 'retomada', 'task.taken_over': 'retomada en su etapa', 'task.released': 'liberada', 'run.waiting': 'en espera', 'run.refused': 'rechazada', 'merge.conflict': 'conflicto de fusión', 'merge.check': 'fusión comprobada antes', 'merge.locked': 'fusión en espera de un bloqueo', 'git.push_failed': 'fallo del push', 'project.config': 'configuración', 'project.created': 'registrado', 'project.settings_files': 'cambió lo que usan las próximas ejecuciones', 'project.runs_elsewhere': 'cambió lo que se ejecuta fuera de Maestro' },
 };

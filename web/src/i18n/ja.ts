@@ -18,7 +18,7 @@ export const ja: Dictionary = {
     needs_attention: '要対応', cancelled: 'キャンセル済み', superseded: '置き換え済み',
   },
   complexity: { easy: 'やさしい', medium: '普通', hard: '難しい' },
-  runKind: { plan: '計画', execute: '実行', review: 'レビュー', conflict: '競合解決' },
+  runKind: { plan: '計画', execute: '実行', review: 'レビュー', conflict: '競合解決', merge_check: 'マージ結果の検査' },
   runStatus: { running: '実行中', succeeded: '成功', failed: '失敗', cancelled: 'キャンセル済み' },
   actions: { cancel: 'このタスクを取り消す…', cancelConfirm: 'このタスクを取り消しますか？作業は止まり、未完了のサブタスクも一緒に取り消されます。', confirmCancel: 'はい、タスクを取り消す', keep: 'いいえ、タスクを残す', cancelled: '取り消しました。', cancelledWith_one: '取り消しました（未完了のサブタスク {{count}} 件も: {{titles}}）。', cancelledWith_other: '取り消しました（未完了のサブタスク {{count}} 件も: {{titles}}）。', retry: '再試行', retried: '再試行しました: 現在 {{status}} です。' },
   edit: {
@@ -172,5 +172,5 @@ export const ja: Dictionary = {
     BAD_INPUT: 'リクエストは拒否されました', ILLEGAL_TRANSITION: 'タスクの今の状態ではできません', WRONG_GATE: 'タスクは別のゲートで待っています', UNKNOWN_TASK: 'タスクがありません', UNKNOWN_PROJECT: 'プロジェクトがありません',
     NOT_FOUND: '見つかりません', NO_DIFF: '表示する変更がありません', STALE_REVIEW: '今は別のコミットがゲートで待っています', UNAUTHORIZED: '認可されていません', NETWORK: 'デーモンが応答しませんでした', TASK_BUSY: 'タスクは処理中です', INTERNAL: 'デーモンでエラーが起きました',
   },
-  eventType: { 'task.created': '作成', 'task.edited': '編集', 'task.status': '状態', 'task.inject': '指示', 'run.started': '実行開始', 'run.finished': '実行終了', 'run.phase': 'フェーズ', 'run.clarify': '質問', 'run.resumed': '再開', 'run.adopted': '引き継ぎ', 'task.taken_over': '段階ごと引き継ぎ', 'task.released': '解放', 'run.waiting': '待機中', 'run.refused': '拒否', 'merge.conflict': 'マージの衝突', 'merge.locked': 'マージはロック待ち', 'git.push_failed': 'プッシュ失敗', 'project.config': '設定', 'project.created': '登録', 'project.settings_files': '後の実行が使うものを変更', 'project.runs_elsewhere': 'Maestro の外で動くものを変更' },
+  eventType: { 'task.created': '作成', 'task.edited': '編集', 'task.status': '状態', 'task.inject': '指示', 'run.started': '実行開始', 'run.finished': '実行終了', 'run.phase': 'フェーズ', 'run.clarify': '質問', 'run.resumed': '再開', 'run.adopted': '引き継ぎ', 'task.taken_over': '段階ごと引き継ぎ', 'task.released': '解放', 'run.waiting': '待機中', 'run.refused': '拒否', 'merge.conflict': 'マージの衝突', 'merge.check': 'マージ結果を先に検査', 'merge.locked': 'マージはロック待ち', 'git.push_failed': 'プッシュ失敗', 'project.config': '設定', 'project.created': '登録', 'project.settings_files': '後の実行が使うものを変更', 'project.runs_elsewhere': 'Maestro の外で動くものを変更' },
 };

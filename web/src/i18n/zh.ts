@@ -18,7 +18,7 @@ export const zh: Dictionary = {
     needs_attention: '需要处理', cancelled: '已取消', superseded: '已被取代',
   },
   complexity: { easy: '简单', medium: '中等', hard: '困难' },
-  runKind: { plan: '规划', execute: '执行', review: '评审', conflict: '冲突解决' },
+  runKind: { plan: '规划', execute: '执行', review: '评审', conflict: '冲突解决', merge_check: '合并结果检查' },
   runStatus: { running: '运行中', succeeded: '成功', failed: '失败', cancelled: '已取消' },
   actions: { cancel: '取消此任务…', cancelConfirm: '取消此任务？其工作将停止，未完成的子任务也会一并取消。', confirmCancel: '是，取消此任务', keep: '不，保留此任务', cancelled: '已取消。', cancelledWith_one: '已取消，连同 {{count}} 个未完成的子任务：{{titles}}。', cancelledWith_other: '已取消，连同 {{count}} 个未完成的子任务：{{titles}}。', retry: '重试', retried: '已重试：现在是 {{status}}。' },
   edit: {
@@ -172,5 +172,5 @@ export const zh: Dictionary = {
     BAD_INPUT: '请求被拒绝', ILLEGAL_TRANSITION: '任务当前状态下无法执行', WRONG_GATE: '任务在另一个关卡等待', UNKNOWN_TASK: '任务不存在', UNKNOWN_PROJECT: '项目不存在',
     NOT_FOUND: '未找到', NO_DIFF: '没有可显示的改动', STALE_REVIEW: '现在在关卡等待的是另一个提交', UNAUTHORIZED: '未授权', NETWORK: '守护进程没有响应', TASK_BUSY: '任务正忙', INTERNAL: '守护进程出错',
   },
-  eventType: { 'task.created': '已创建', 'task.edited': '已编辑', 'task.status': '状态', 'task.inject': '指令', 'run.started': '运行开始', 'run.finished': '运行结束', 'run.phase': '阶段', 'run.clarify': '提问', 'run.resumed': '已恢复', 'run.adopted': '已接管', 'task.taken_over': '按阶段接管', 'task.released': '已释放', 'run.waiting': '等待中', 'run.refused': '已拒绝', 'merge.conflict': '合并冲突', 'merge.locked': '合并等待锁释放', 'git.push_failed': '推送失败', 'project.config': '配置', 'project.created': '已注册', 'project.settings_files': '更改了后续运行所用的内容', 'project.runs_elsewhere': '更改了在 Maestro 之外运行的内容' },
+  eventType: { 'task.created': '已创建', 'task.edited': '已编辑', 'task.status': '状态', 'task.inject': '指令', 'run.started': '运行开始', 'run.finished': '运行结束', 'run.phase': '阶段', 'run.clarify': '提问', 'run.resumed': '已恢复', 'run.adopted': '已接管', 'task.taken_over': '按阶段接管', 'task.released': '已释放', 'run.waiting': '等待中', 'run.refused': '已拒绝', 'merge.conflict': '合并冲突', 'merge.check': '先检查合并结果', 'merge.locked': '合并等待锁释放', 'git.push_failed': '推送失败', 'project.config': '配置', 'project.created': '已注册', 'project.settings_files': '更改了后续运行所用的内容', 'project.runs_elsewhere': '更改了在 Maestro 之外运行的内容' },
 };

@@ -1,0 +1,30 @@
+/**
+ * The merge queue: with `mergeStrategy` `merge` or `no-ff`, an approved change whose branch does not hold the base
+ * as the train finds it (a merge that is no fast-forward) lands only once the project's checks passed on the merged
+ * tree. The train leaves such a car out (mergeTrain.ts `check`), and a merge check run (executor/pipelines/
+ * mergeCheck.ts) merges the base into the task's branch in its worktree and runs the checks there; passed, the task
+ * stays merging on its approval with the checked commit the one that may land (core/reviewed.ts mergeChecked), and
+ * the next train fast-forwards to it (or, `no-ff`, makes a merge commit of its very tree). A base that moved again
+ * meanwhile is checked again, up to MAX_CHECK_ROUNDS times; then a person is asked. A check that fails lands
+ * nothing and sends the task to needs_attention, naming the check and what the base brought in.
+ *
+ * No checks configured, `ff-only` (a conflict run brings main in, and runs the checks), or a fast-forward: nothing
+ * changes, no run, no cost.
+ */
+import type { Task } from '../core/types.js';
+import { isAncestor } from '../git/merge.js';
+import type { Car } from './mergeTrain.js';
+
+/** Merge checks one approval may pass while the base keeps moving under it, before a person is asked. */
+export const MAX_CHECK_ROUNDS = 3;
+
+/** The train's mustCheck for a project: whether a car's merge onto `head` must be checked before it lands. */
+export function mustCheckFor(repo: string, strategy: 'ff-only' | 'merge' | 'no-ff', checks: number): ((car: Car, head: string) => Promise<boolean>) | undefined {
+  if (strategy === 'ff-only' || checks === 0) return undefined;
+  return async (car, head) => !(await isAncestor(repo, head, car.tip));
+}
+
+/** Why a merge is not checked again: the base moved under each of its checks. */
+export function movedTooOften(task: Task, base: string, rounds: number): string {
+  return `${base} moved again during each of the ${rounds} merge checks of this change, so nothing was merged (only a checked merge lands); run \`maestro task retry ${task.id}\` to check it again once ${base} is quieter, or \`maestro task cancel ${task.id}\``;
+}

@@ -1,0 +1,128 @@
+/**
+ * The merge queue, end to end (daemon/mergeQueue.ts): a real daemon, real git, real checks run by real workers, the
+ * scripted agent. Two changes that pass their checks alone can break main together; when main moved since a
+ * branch was cut (no fast-forward), the project's checks run on the merged tree before anything lands, and only
+ * the commit they passed on lands.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { reviewedCommit } from '../../src/core/reviewed.js';
+import type { Task } from '../../src/core/types.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { git, makeRepo } from '../helpers/repo.js';
+import { until, untilStatus } from '../helpers/wait.js';
+
+/** Task "Add a" writes a.txt, "Add b" b.txt; a version run again from the current main (retry --fresh) writes c.txt instead. */
+const SCRIPT = `steps:
+  - match: { role: execute, prompt: "run the task again from the current main" }
+    actions:
+      - write: { path: c.txt, content: "c\\n" }
+  - match: { role: execute, title: "Add a" }
+    actions:
+      - write: { path: a.txt, content: "a\\n" }
+  - match: { role: execute, title: "Add b" }
+    actions:
+      - write: { path: b.txt, content: "b\\n" }
+  - match: { role: review }
+    actions:
+      - verdict: { verdict: approve, findings: [] }
+`;
+
+/** Fails only when a.txt and b.txt are both there: each change passes it alone. */
+const APART = { name: 'apart', command: '! { test -f a.txt && test -f b.txt; }' };
+
+describe('the merge queue: checks on the merged tree before a merge lands', () => {
+  let daemon: TestDaemon | null = null;
+  afterEach(async () => {
+    await daemon?.stop({ graceMs: 2000 });
+    daemon = null;
+    removeTempDirs();
+  });
+
+  /** Tasks "Add a" and "Add b" cut from the same main, both at exec_review. */
+  async function twoReviewed(config: Record<string, unknown>) {
+    const repo = makeRepo({ 'README.md': '# p\n', '.maestro/config.json': JSON.stringify(config) });
+    const script = join(tempDir('maestro-script-'), 'script.yaml');
+    writeFileSync(script, SCRIPT);
+    const d = (daemon = await startTestDaemon({ tickMs: 100 }));
+    const project = await d.store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
+    const a = await d.store.tasks.create({ projectId: project.id, title: 'Add a', complexity: 'easy' });
+    const b = await d.store.tasks.create({ projectId: project.id, title: 'Add b', complexity: 'easy' });
+    d.orchestrator.kick();
+    await untilStatus(d, a.id, 'exec_review', ['needs_attention', 'done']);
+    await untilStatus(d, b.id, 'exec_review', ['needs_attention', 'done']);
+    return { d, repo, a, b };
+  }
+
+  async function approveAndWait(d: TestDaemon, id: string, status: Task['status']): Promise<Task> {
+    expect((await daemonRequest(d, 'POST', `/api/tasks/${id}/approve`, { who: 'ada' })).status).toBe(200);
+    d.orchestrator.kick();
+    return until(d.bus, async () => {
+      const t = await d.store.tasks.get(id);
+      if (t.status !== status && (t.status === 'done' || t.status === 'needs_attention')) throw new Error(`${t.status} instead of ${status}: ${t.lastRunError}`);
+      return t.status === status ? t : null;
+    }, `${id} ${status}`);
+  }
+
+  const kinds = async (d: TestDaemon, id: string) => (await d.store.runs.list({ taskId: id })).map((r) => `${r.kind}:${r.status}`);
+
+  it('lands nothing when the checks fail on the merge, names the check and what main brought in, and a fresh retry lands', async () => {
+    const { d, repo, a, b } = await twoReviewed({ checks: [APART] });
+    // The first lands as today: a fast-forward, no check run.
+    await approveAndWait(d, a.id, 'done');
+    expect(await kinds(d, a.id)).toEqual(['execute:succeeded', 'review:succeeded']);
+    const mainAfterA = git(repo, 'rev-parse', 'main');
+    const reviewedB = reviewedCommit(await d.store.tasks.get(b.id));
+
+    const parked = await approveAndWait(d, b.id, 'needs_attention');
+    // Main stays at the first: b.txt never reached it.
+    expect(git(repo, 'rev-parse', 'main')).toBe(mainAfterA);
+    expect(git(repo, 'ls-tree', '--name-only', 'main')).not.toMatch(/b\.txt/);
+    expect(parked.lastRunError).toMatch(/^CHECK_FAILED: check apart failed \(exit 1\) on maestro\/\S+ merged with main/);
+    expect(parked.lastRunError).toMatch(/main brought in 1 commit\(s\) since the branch was cut: [0-9a-f]+ Add a/);
+    expect(parked.lastRunError).toContain(`maestro task retry ${b.id} --fresh`);
+    expect(await kinds(d, b.id)).toEqual(['execute:succeeded', 'review:succeeded', 'merge_check:failed']);
+    // Nothing unchecked is left on the branch: it is the approved commit still.
+    expect(git(repo, 'rev-parse', `maestro/${b.id}-v1`)).toBe(reviewedB);
+
+    // Run again from the current main: the new version's change passes with main, and lands.
+    const fresh = await daemonRequest<{ task: Task }>(d, 'POST', `/api/tasks/${b.id}/retry`, { fresh: true, who: 'ada' });
+    expect(fresh.status).toBe(200);
+    const next = (await d.store.tasks.list({ projectId: a.projectId, limit: 100 })).find((t) => t.version === 2)!;
+    d.orchestrator.kick();
+    await untilStatus(d, next.id, 'exec_review', ['needs_attention', 'done']);
+    await approveAndWait(d, next.id, 'done');
+    expect(git(repo, 'ls-tree', '--name-only', 'main').split('\n')).toEqual(expect.arrayContaining(['a.txt', 'c.txt']));
+    expect(git(repo, 'ls-tree', '--name-only', 'main')).not.toMatch(/b\.txt/);
+    // Cut from main as it is now: a fast-forward, no check run.
+    expect(await kinds(d, next.id)).toEqual(['execute:succeeded', 'review:succeeded']);
+  });
+
+  for (const strategy of ['merge', 'no-ff'] as const) {
+    it(`lands exactly the commit the checks passed on when they pass on the merge (${strategy})`, async () => {
+      const { d, repo, a, b } = await twoReviewed({ mergeStrategy: strategy, checks: [{ name: 'readme', command: 'test -f README.md' }] });
+      await approveAndWait(d, a.id, 'done');
+      expect(await kinds(d, a.id)).toEqual(['execute:succeeded', 'review:succeeded']);
+      const mainAfterA = git(repo, 'rev-parse', 'main');
+      const done = await approveAndWait(d, b.id, 'done');
+      expect(await kinds(d, b.id)).toEqual(['execute:succeeded', 'review:succeeded', 'merge_check:succeeded']);
+      const checked = reviewedCommit(done)!;
+      // The checked commit is main merged into the branch; main's tree is its tree.
+      expect(git(repo, 'merge-base', '--is-ancestor', mainAfterA, checked)).toBe('');
+      expect(git(repo, 'rev-parse', 'main^{tree}')).toBe(git(repo, 'rev-parse', `${checked}^{tree}`));
+      if (strategy === 'merge') expect(git(repo, 'rev-parse', 'main')).toBe(checked);
+      else expect(git(repo, 'rev-parse', 'main^2')).toBe(checked);
+    });
+  }
+
+  it('runs no check when the project has none, though main moved', async () => {
+    const { d, repo, a, b } = await twoReviewed({});
+    await approveAndWait(d, a.id, 'done');
+    await approveAndWait(d, b.id, 'done');
+    expect(await kinds(d, a.id)).toEqual(['execute:succeeded', 'review:succeeded']);
+    expect(await kinds(d, b.id)).toEqual(['execute:succeeded', 'review:succeeded']);
+    expect(git(repo, 'ls-tree', '--name-only', 'main').split('\n')).toEqual(expect.arrayContaining(['a.txt', 'b.txt']));
+  });
+});
