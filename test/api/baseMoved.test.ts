@@ -49,11 +49,11 @@ describe("the task detail's baseMoved", () => {
 
   it('counts the commits main gained since the branch was cut, and names a missing branch or base', async () => {
     const { task, branch } = await atExecReview();
-    expect((await detail(task.id)).baseMoved).toEqual({ state: 'counted', base: 'main', branch, commits: 0, mergeStrategy: 'merge' });
+    expect((await detail(task.id)).baseMoved).toEqual({ state: 'counted', base: 'main', branch, commits: 0, mergeStrategy: 'merge', checks: 0 });
 
     commitOnMain('one.txt');
     commitOnMain('two.txt');
-    expect((await detail(task.id)).baseMoved).toEqual({ state: 'counted', base: 'main', branch, commits: 2, mergeStrategy: 'merge' });
+    expect((await detail(task.id)).baseMoved).toEqual({ state: 'counted', base: 'main', branch, commits: 2, mergeStrategy: 'merge', checks: 0 });
 
     // The branch takes main in: up to date again, whatever it had before.
     git(repo, 'checkout', '-q', branch);
@@ -76,7 +76,13 @@ describe("the task detail's baseMoved", () => {
     expect(await show()).toContain(`The base branch main has no new commit since this branch was cut: up to date.\n\nIt waits for you at exec_review`);
     commitOnMain('one.txt');
     commitOnMain('two.txt');
-    expect(await show()).toContain('The base branch main has 2 new commits since this branch was cut: an approval merges the branch onto main as it is now, and the checks are not run again on the result');
+    expect(await show()).toContain('The base branch main has 2 new commits since this branch was cut: an approval merges the branch onto main as it is now (the project has no checks to run on the result;');
+    // With checks: they run on the merged tree first (the merge queue), and only a result they pass lands.
+    mkdirSync(join(repo, '.maestro'), { recursive: true });
+    writeFileSync(join(repo, '.maestro', 'config.json'), JSON.stringify({ checks: [{ name: 'test', command: 'true' }] }));
+    git(repo, 'add', '.maestro');
+    git(repo, 'commit', '-q', '-m', 'checks');
+    expect(await show()).toContain("The base branch main has 3 new commits since this branch was cut: after an approval the project's checks run on the branch merged with main as it is now, and only that checked result lands; if they fail, nothing lands and the task needs attention");
     git(repo, 'branch', '-D', branch);
     expect(await show()).toContain(`The task's branch ${branch} is not in the repository: the commits main gained since it was cut cannot be counted.`);
   });
@@ -93,7 +99,7 @@ describe("the task detail's baseMoved", () => {
     mkdirSync(join(repo, '.maestro'), { recursive: true });
     writeFileSync(join(repo, '.maestro', 'config.json'), JSON.stringify({ mergeStrategy: 'ff-only' }));
     commitOnMain('on-trunk.txt');
-    expect((await detail(task.id)).baseMoved).toEqual({ state: 'counted', base: 'trunk', branch, commits: 1, mergeStrategy: 'ff-only' });
+    expect((await detail(task.id)).baseMoved).toEqual({ state: 'counted', base: 'trunk', branch, commits: 1, mergeStrategy: 'ff-only', checks: 0 });
   });
 
   it("on a shared remote, counts in this daemon's clone as its last fetch left the remote's branches", async () => {

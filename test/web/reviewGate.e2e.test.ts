@@ -106,7 +106,7 @@ describe.skipIf(skip !== null)('the review gate of a second version, in Chromium
       // The merge confirmation says what the merge does on the moved main; its second button closes it and says so.
       await page.getByTestId('approves-commit').waitFor({ timeout: budget(30_000) });
       await page.getByRole('button', { name: 'Approve execution review of version 2', exact: true }).click();
-      expect(await page.getByTestId('confirm-merge').textContent()).toContain('main moved since this branch was cut: git merges the branch onto main as it is now, and the checks are not run again on the result.');
+      expect(await page.getByTestId('confirm-merge').textContent()).toContain('main moved since this branch was cut: git merges the branch onto main as it is now (the project has no checks to run on the result).');
       await page.screenshot({ path: join(OUT, '31-gate-v2-confirm.png') });
       // No button on the screen is a bare "Cancel": one closes the confirmation, the other cancels the task, after asking.
       expect(await page.getByRole('button', { name: 'Cancel', exact: true }).count()).toBe(0);

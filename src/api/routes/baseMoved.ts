@@ -2,8 +2,8 @@
  * At exec_review, how far the project's base branch moved since the task's branch was cut (or last took it in):
  * the commits on the base the branch lacks, counted with one `git rev-list` (git/divergence.ts commitsBehind), so a
  * person approving a merge knows whether it lands on the base they think. With the project's merge strategy, for
- * the board to say what the merge does then (mergeTrain.ts): `merge`/`no-ff` merge onto the moved base without
- * running the checks again (a conflict goes to a conflict run); `ff-only` cannot fast-forward, so a conflict run
+ * the board to say what the merge does then (mergeTrain.ts): `merge`/`no-ff` merge onto the moved base, the project's
+ * checks run on the merged tree first when it has any (daemon/mergeQueue.ts; a conflict goes to a conflict run); `ff-only` cannot fast-forward, so a conflict run
  * brings the base in, runs the checks and reviews, and the result comes back to the gate. A branch or base that is
  * gone is said (`missing`), never an error; a repository git cannot read any more gives null (mergeBlocked says why).
  * On a shared remote the daemon's clone is read, as its last fetch left the remote's branches.
@@ -27,7 +27,7 @@ export async function baseMoved(home: string | undefined, project: Project, task
   try {
     const behind = await commitsBehind(repo, prefix + branch, prefix + base);
     if ('missing' in behind) return { state: 'missing', base, branch, missing: behind.missing };
-    return { state: 'counted', base, branch, commits: behind.commits, mergeStrategy: mergeStrategyOf(repo) };
+    return { state: 'counted', base, branch, commits: behind.commits, ...mergeOf(repo) };
   } catch (err) {
     // The folder gone, git missing: mergeBlocked says so.
     if (isMaestroError(err, 'GIT_FAILED') || isMaestroError(err, 'NOT_A_REPOSITORY') || isMaestroError(err, 'GIT_MISSING')) return null;
@@ -35,11 +35,12 @@ export async function baseMoved(home: string | undefined, project: Project, task
   }
 }
 
-/** The strategy the merge will use (main's .maestro/config.json, as the merge coordinator reads it); null when that file is broken. */
-function mergeStrategyOf(repo: string): Extract<BaseMoved, { state: 'counted' }>['mergeStrategy'] {
+/** The strategy the merge will use and the checks it runs (main's .maestro/config.json, as the merge coordinator reads it); null and 0 when that file is broken. */
+function mergeOf(repo: string): Pick<Extract<BaseMoved, { state: 'counted' }>, 'mergeStrategy' | 'checks'> {
   try {
-    return loadProjectConfig(repo).mergeStrategy;
+    const config = loadProjectConfig(repo);
+    return { mergeStrategy: config.mergeStrategy, checks: config.checks.length };
   } catch {
-    return null;
+    return { mergeStrategy: null, checks: 0 };
   }
 }

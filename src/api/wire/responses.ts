@@ -122,7 +122,8 @@ export const baseMovedSchema = z.discriminatedUnion('state', [
     base: z.string().describe('the base branch'),
     branch: z.string().describe("the task's branch"),
     commits: z.number().int().nonnegative().describe('commits on the base the branch lacks: those since their merge base (the base moved since the branch was cut, or last took it in); 0 when up to date'),
-    mergeStrategy: z.enum(['ff-only', 'merge', 'no-ff']).nullable().describe("the merge strategy main's .maestro/config.json names (null when that file is broken: the merge will say so). merge/no-ff: a moved base is merged onto as it is, the checks not run again; ff-only: a conflict run brings the base in first, runs the checks and the reviews, and the result comes back to this gate"),
+    mergeStrategy: z.enum(['ff-only', 'merge', 'no-ff']).nullable().describe("the merge strategy main's .maestro/config.json names (null when that file is broken: the merge will say so). merge/no-ff: a moved base is merged onto as it is, the project's checks run on that merged tree first when it has any (the merge queue), and only a result they pass lands; ff-only: a conflict run brings the base in first, runs the checks and the reviews, and the result comes back to this gate"),
+    checks: z.number().int().nonnegative().describe("the checks main's .maestro/config.json names (0 when that file is broken): with merge/no-ff and a moved base, they run on the merged tree before it lands"),
   }),
   z.strictObject({
     state: z.literal('missing'),

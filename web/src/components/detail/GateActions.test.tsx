@@ -116,7 +116,7 @@ describe('GateActions', () => {
     const task = makeTask({ status: 'exec_review', title: 'Ship it' });
     const seen = '7e'.repeat(20);
     useReview.getState().setShown(task.id, seen, { branch: 'maestro/t_7-v1', files: 1, additions: 1, deletions: 0 });
-    const counted = (commits: number, mergeStrategy: 'merge' | 'ff-only' | 'no-ff' | null = 'merge') => ({ state: 'counted' as const, base: 'main', branch: 'maestro/t_7-v1', commits, mergeStrategy });
+    const counted = (commits: number, mergeStrategy: 'merge' | 'ff-only' | 'no-ff' | null = 'merge', checks = 0) => ({ state: 'counted' as const, base: 'main', branch: 'maestro/t_7-v1', commits, mergeStrategy, checks });
     const confirm = () => {
       fireEvent.click(screen.getByRole('button', { name: 'Approve execution review of version 1' }));
       return screen.getByTestId('confirm-merge').textContent!;
@@ -129,7 +129,12 @@ describe('GateActions', () => {
 
     render(<GateActions task={task} baseBranch="main" baseMoved={counted(1)} onDone={() => {}} />);
     expect(screen.getByTestId('base-moved').textContent).toBe('The base branch main has 1 new commit since this branch was cut.');
-    expect(confirm()).toContain('main moved since this branch was cut: git merges the branch onto main as it is now, and the checks are not run again on the result.');
+    expect(confirm()).toContain('main moved since this branch was cut: git merges the branch onto main as it is now (the project has no checks to run on the result).');
+    cleanup();
+
+    // With checks, the merge queue: they run on the merged tree first, and only a result they pass lands.
+    render(<GateActions task={task} baseBranch="main" baseMoved={counted(1, 'no-ff', 2)} onDone={() => {}} />);
+    expect(confirm()).toContain('main moved since this branch was cut: the project’s checks first run on the branch merged with main as it is now, and only that checked result lands. If they fail, nothing lands and the task needs attention.');
     cleanup();
 
     render(<GateActions task={task} baseBranch="main" baseMoved={counted(3, 'ff-only')} onDone={() => {}} />);

@@ -145,7 +145,8 @@ function mergeText(t: TFunction, task: Task, baseBranch: string, commit: string,
   const text = change
     ? t('gate.confirmMergeChange', { ...named, branch: oneLine(change.branch), count: change.files, additions: change.additions, deletions: change.deletions })
     : t('gate.confirmMerge', named);
-  const moved = baseMoved?.state === 'counted' && baseMoved.commits > 0 && baseMoved.mergeStrategy !== null ? t(baseMoved.mergeStrategy === 'ff-only' ? 'gate.mergeFfOnlyMoved' : 'gate.mergeOntoMoved', { base: oneLine(baseMoved.base) }) : null;
+  const onto = baseMoved?.state === 'counted' && baseMoved.checks > 0 ? 'gate.mergeOntoMovedChecked' : 'gate.mergeOntoMoved';
+  const moved = baseMoved?.state === 'counted' && baseMoved.commits > 0 && baseMoved.mergeStrategy !== null ? t(baseMoved.mergeStrategy === 'ff-only' ? 'gate.mergeFfOnlyMoved' : onto, { base: oneLine(baseMoved.base) }) : null;
   return [text, moved, mergeBlocked ? t('gate.mergeBlocked', { reason: mergeBlocked }) : null].filter(Boolean).join(' ');
 }
 
