@@ -25,10 +25,9 @@ import type { Project, Task } from '../core/types.js';
 import { loadProjectConfig, type ProjectConfig } from '../executor/projectConfig.js';
 import { assertMainCheckout, refsMergedInto } from '../git/merge.js';
 import { conflictHeldElsewhere, mergeLeaseHeldElsewhere, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
-import { mergeChecked } from '../core/reviewed.js';
 import type { TransitionFields } from '../store/ops/transitionTask.js';
 import { ConflictRuns, type MergeRunKind } from './conflictRuns.js';
-import { MAX_CHECK_ROUNDS, mustCheckFor } from './mergeQueue.js';
+import { checkEvent, mustCheckFor } from './mergeQueue.js';
 import { carsFor, type CarDeps } from './mergeCars.js';
 import { cleanUpLanded, type CleanupDeps, type Landed } from './mergeCleanup.js';
 import { LockWaits } from './mergeLock.js';
@@ -341,11 +340,7 @@ export class MergeCoordinator {
     for (const c of landed.conflicts) {
       await this.store.events.append({ projectId: project.id, taskId: c.task.id, type: 'merge.conflict', payload: { branch: c.branch, message: c.message, files: c.files, owner: this.opts.owner } });
     }
-    for (const o of outcomes) {
-      if (o.kind !== 'check') continue;
-      const round = (mergeChecked(o.car.task)?.rounds ?? 0) + 1;
-      await this.store.events.append({ projectId: project.id, taskId: o.car.task.id, type: 'merge.check', payload: { branch: o.car.branch, tip: o.car.tip, base: o.head, round, maxRounds: MAX_CHECK_ROUNDS, owner: this.opts.owner } });
-    }
+    for (const o of outcomes) if (o.kind === 'check') await this.store.events.append(checkEvent(o, this.opts.owner));
     const merged = outcomes.flatMap((o) => (o.kind === 'merged' ? [o] : []));
     if (!merged.length) return landed;
     // On a shared remote the merges count once main is pushed; a refused push is retried later. The train's

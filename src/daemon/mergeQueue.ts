@@ -11,9 +11,10 @@
  * No checks configured, `ff-only` (a conflict run brings main in, and runs the checks), or a fast-forward: nothing
  * changes, no run, no cost.
  */
+import { mergeChecked } from '../core/reviewed.js';
 import type { Task } from '../core/types.js';
 import { isAncestor } from '../git/merge.js';
-import type { Car } from './mergeTrain.js';
+import type { Car, CarOutcome } from './mergeTrain.js';
 
 /** Merge checks one approval may pass while the base keeps moving under it, before a person is asked. */
 export const MAX_CHECK_ROUNDS = 3;
@@ -22,6 +23,15 @@ export const MAX_CHECK_ROUNDS = 3;
 export function mustCheckFor(repo: string, strategy: 'ff-only' | 'merge' | 'no-ff', checks: number): ((car: Car, head: string) => Promise<boolean>) | undefined {
   if (strategy === 'ff-only' || checks === 0) return undefined;
   return async (car, head) => !(await isAncestor(repo, head, car.tip));
+}
+
+/**
+ * The `merge.check` event of a car left out for its merge check, said under the lease and naming this daemon: another
+ * daemon's train that takes the lease before the run starts leaves the task alone (store/ops/daemons.ts conflictHeldElsewhere).
+ */
+export function checkEvent(o: Extract<CarOutcome, { kind: 'check' }>, owner: string) {
+  const round = (mergeChecked(o.car.task)?.rounds ?? 0) + 1;
+  return { projectId: o.car.task.projectId, taskId: o.car.task.id, type: 'merge.check', payload: { branch: o.car.branch, tip: o.car.tip, base: o.head, round, maxRounds: MAX_CHECK_ROUNDS, owner } };
 }
 
 /** Why a merge is not checked again: the base moved under each of its checks. */
