@@ -11,7 +11,7 @@ import { reviewedCommit } from '../../src/core/reviewed.js';
 import type { Task } from '../../src/core/types.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { git, makeRepo } from '../helpers/repo.js';
+import { bareRemote, git, makeRepo } from '../helpers/repo.js';
 import { until, untilStatus } from '../helpers/wait.js';
 
 /** Task "Add a" writes a.txt, "Add b" b.txt; a version run again from the current main (retry --fresh) writes c.txt instead. */
@@ -42,12 +42,15 @@ describe('the merge queue: checks on the merged tree before a merge lands', () =
   });
 
   /** Tasks "Add a" and "Add b" cut from the same main, both at exec_review. */
-  async function twoReviewed(config: Record<string, unknown>) {
-    const repo = makeRepo({ 'README.md': '# p\n', '.maestro/config.json': JSON.stringify(config) });
+  async function twoReviewed(config: Record<string, unknown>, o: { shared?: boolean } = {}) {
+    const files = { 'README.md': '# p\n', '.maestro/config.json': JSON.stringify(config) };
+    // A shared remote (the branches kept, to be read after the merge), or the project's own checkout.
+    const repo = o.shared ? bareRemote(tempDir('maestro-remote-'), files) : makeRepo(files);
     const script = join(tempDir('maestro-script-'), 'script.yaml');
     writeFileSync(script, SCRIPT);
     const d = (daemon = await startTestDaemon({ tickMs: 100 }));
-    const project = await d.store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
+    const shared = o.shared ? { remote: repo, keepBranches: true } : {};
+    const project = await d.store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script }, ...shared } });
     const a = await d.store.tasks.create({ projectId: project.id, title: 'Add a', complexity: 'easy' });
     const b = await d.store.tasks.create({ projectId: project.id, title: 'Add b', complexity: 'easy' });
     d.orchestrator.kick();
@@ -116,6 +119,18 @@ describe('the merge queue: checks on the merged tree before a merge lands', () =
       else expect(git(repo, 'rev-parse', 'main^2')).toBe(checked);
     });
   }
+
+  it('on a shared remote, pushes the checked commit to the task branch before it lands, and lands that commit', async () => {
+    const { d, repo: remote, a, b } = await twoReviewed({ checks: [{ name: 'readme', command: 'test -f README.md' }] }, { shared: true });
+    await approveAndWait(d, a.id, 'done');
+    const done = await approveAndWait(d, b.id, 'done');
+    expect(await kinds(d, b.id)).toEqual(['execute:succeeded', 'review:succeeded', 'merge_check:succeeded']);
+    const checked = reviewedCommit(done)!;
+    // Whichever daemon lands it finds the checked commit on the remote's task branch: main is that very commit.
+    expect(git(remote, 'rev-parse', `refs/heads/maestro/${b.id}-v1`)).toBe(checked);
+    expect(git(remote, 'rev-parse', 'main')).toBe(checked);
+    expect(git(remote, 'ls-tree', '--name-only', 'main').split('\n')).toEqual(expect.arrayContaining(['a.txt', 'b.txt']));
+  });
 
   it('runs no check when the project has none, though main moved', async () => {
     const { d, repo, a, b } = await twoReviewed({});
