@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reviewedCommit } from '../../src/core/reviewed.js';
+import { worktreeRoot } from '../../src/git/worktree.js';
 import type { Task } from '../../src/core/types.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
@@ -42,13 +43,13 @@ describe('the merge queue: checks on the merged tree before a merge lands', () =
   });
 
   /** Tasks "Add a" and "Add b" cut from the same main, both at exec_review. */
-  async function twoReviewed(config: Record<string, unknown>, o: { shared?: boolean } = {}) {
+  async function twoReviewed(config: Record<string, unknown>, o: { shared?: boolean; home?: string } = {}) {
     const files = { 'README.md': '# p\n', '.maestro/config.json': JSON.stringify(config) };
     // A shared remote (the branches kept, to be read after the merge), or the project's own checkout.
     const repo = o.shared ? bareRemote(tempDir('maestro-remote-'), files) : makeRepo(files);
     const script = join(tempDir('maestro-script-'), 'script.yaml');
     writeFileSync(script, SCRIPT);
-    const d = (daemon = await startTestDaemon({ tickMs: 100 }));
+    const d = (daemon = await startTestDaemon({ tickMs: 100, ...(o.home ? { home: o.home } : {}) }));
     const shared = o.shared ? { remote: repo, keepBranches: true } : {};
     const project = await d.store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script }, ...shared } });
     const a = await d.store.tasks.create({ projectId: project.id, title: 'Add a', complexity: 'easy' });
@@ -130,6 +131,35 @@ describe('the merge queue: checks on the merged tree before a merge lands', () =
     expect(git(remote, 'rev-parse', `refs/heads/maestro/${b.id}-v1`)).toBe(checked);
     expect(git(remote, 'rev-parse', 'main')).toBe(checked);
     expect(git(remote, 'ls-tree', '--name-only', 'main').split('\n')).toEqual(expect.arrayContaining(['a.txt', 'b.txt']));
+  });
+
+  it('a daemon killed during the merge check: the next one adopts the run, and the checked commit lands once', async () => {
+    // The check waits for the test's word, only on the merge (both files there): the run is at work when the daemon
+    // dies. The word is a file in the worktree: the sandboxed check sees no other folder the test can write.
+    const held = { name: 'held', command: 'if [ -f a.txt ] && [ -f b.txt ]; then while [ ! -f go ]; do sleep 0.1; done; fi' };
+    const home = tempDir('maestro-home-');
+    const { d, repo, a, b } = await twoReviewed({ checks: [held] }, { home });
+    const go = join(worktreeRoot(home, a.projectId), `${b.id}-v1`, 'go');
+    await approveAndWait(d, a.id, 'done');
+    expect((await daemonRequest(d, 'POST', `/api/tasks/${b.id}/approve`, { who: 'ada' })).status).toBe(200);
+    d.orchestrator.kick();
+    const run = await until(d.bus, async () => (await d.store.runs.list({ taskId: b.id, status: 'running' })).find((r) => r.kind === 'merge_check' && r.workerPid !== null) ?? null, 'the merge check with its worker');
+    // As a kill -9 leaves it: the daemon gone, its worker running on.
+    await d.abandon();
+    daemon = null;
+    const second = (daemon = await startTestDaemon({ tickMs: 100, home }));
+    second.orchestrator.kick();
+    await until(second.bus, async () => (await second.store.events.list({ taskId: b.id, type: 'run.adopted' })).events[0] ?? null, 'run.adopted');
+    writeFileSync(go, '');
+    const done = await until(second.bus, async () => {
+      const t = await second.store.tasks.get(b.id);
+      if (t.status === 'needs_attention') throw new Error(t.lastRunError ?? 'needs_attention');
+      return t.status === 'done' ? t : null;
+    }, 'done after the adopted merge check');
+    expect(await kinds(second, b.id)).toEqual(['execute:succeeded', 'review:succeeded', 'merge_check:succeeded']);
+    expect((await second.store.runs.list({ taskId: b.id })).find((r) => r.kind === 'merge_check')!.id).toBe(run.id);
+    expect(git(repo, 'rev-parse', 'main')).toBe(reviewedCommit(done));
+    expect(git(repo, 'log', '--format=%H', '--', 'b.txt').split('\n').filter(Boolean)).toHaveLength(1);
   });
 
   it('runs no check when the project has none, though main moved', async () => {
