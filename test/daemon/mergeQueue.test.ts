@@ -4,8 +4,8 @@
  * branch was cut (no fast-forward), the project's checks run on the merged tree before anything lands, and only
  * the commit they passed on lands.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reviewedCommit } from '../../src/core/reviewed.js';
 import { worktreeRoot } from '../../src/git/worktree.js';
@@ -43,10 +43,10 @@ describe('the merge queue: checks on the merged tree before a merge lands', () =
   });
 
   /** Tasks "Add a" and "Add b" cut from the same main, both at exec_review. */
-  async function twoReviewed(config: Record<string, unknown>, o: { shared?: boolean; home?: string } = {}) {
+  async function twoReviewed(config: Record<string, unknown>, o: { shared?: boolean; home?: string; gateRepo?: string } = {}) {
     const files = { 'README.md': '# p\n', '.maestro/config.json': JSON.stringify(config) };
     // A shared remote (the branches kept, to be read after the merge), or the project's own checkout.
-    const repo = o.shared ? bareRemote(tempDir('maestro-remote-'), files) : makeRepo(files);
+    const repo = o.shared ? bareRemote(tempDir('maestro-remote-'), files) : o.gateRepo ? withFiles(o.gateRepo, files) : makeRepo(files);
     const script = join(tempDir('maestro-script-'), 'script.yaml');
     writeFileSync(script, SCRIPT);
     const d = (daemon = await startTestDaemon({ tickMs: 100, ...(o.home ? { home: o.home } : {}) }));
@@ -70,6 +70,17 @@ describe('the merge queue: checks on the merged tree before a merge lands', () =
     }, `${id} ${status}`);
   }
 
+  /** `repo` with `files` committed on main. */
+  const withFiles = (repo: string, files: Record<string, string>) => {
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(dirname(join(repo, path)), { recursive: true });
+      writeFileSync(join(repo, path), content);
+    }
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-qm', 'the project');
+    return repo;
+  };
+
   const kinds = async (d: TestDaemon, id: string) => (await d.store.runs.list({ taskId: id })).map((r) => `${r.kind}:${r.status}`);
 
   it('lands nothing when the checks fail on the merge, names the check and what main brought in, and a fresh retry lands', async () => {
@@ -90,6 +101,13 @@ describe('the merge queue: checks on the merged tree before a merge lands', () =
     expect(await kinds(d, b.id)).toEqual(['execute:succeeded', 'review:succeeded', 'merge_check:failed']);
     // Nothing unchecked is left on the branch: it is the approved commit still.
     expect(git(repo, 'rev-parse', `maestro/${b.id}-v1`)).toBe(reviewedB);
+
+    // A plain retry checks the merge again: the same two changes, the same failure, nothing lands.
+    expect((await daemonRequest(d, 'POST', `/api/tasks/${b.id}/retry`, { who: 'ada' })).status).toBe(200);
+    d.orchestrator.kick();
+    await until(d.bus, async () => (await kinds(d, b.id)).length === 4 && (await d.store.tasks.get(b.id)).status === 'needs_attention', 'the merge checked again, and failing again');
+    expect(await kinds(d, b.id)).toEqual(['execute:succeeded', 'review:succeeded', 'merge_check:failed', 'merge_check:failed']);
+    expect(git(repo, 'rev-parse', 'main')).toBe(mainAfterA);
 
     // Run again from the current main: the new version's change passes with main, and lands.
     const fresh = await daemonRequest<{ task: Task }>(d, 'POST', `/api/tasks/${b.id}/retry`, { fresh: true, who: 'ada' });
@@ -160,6 +178,39 @@ describe('the merge queue: checks on the merged tree before a merge lands', () =
     expect((await second.store.runs.list({ taskId: b.id })).find((r) => r.kind === 'merge_check')!.id).toBe(run.id);
     expect(git(repo, 'rev-parse', 'main')).toBe(reviewedCommit(done));
     expect(git(repo, 'log', '--format=%H', '--', 'b.txt').split('\n').filter(Boolean)).toHaveLength(1);
+  });
+
+  it('checks again when main moved during the check, and lands only the commit checked last', async () => {
+    // The word is a file in the project's .git, which the sandboxed check may read (a file in the worktree would be
+    // set aside by the next run, as any leftover).
+    const repoOf = makeRepo();
+    const go = join(repoOf, '.git', 'go');
+    const held = { name: 'held', command: `if [ -f a.txt ] && [ -f b.txt ]; then while [ ! -f '${go}' ]; do sleep 0.1; done; fi` };
+    const { d, repo, a, b } = await twoReviewed({ checks: [held] }, { gateRepo: repoOf });
+    await approveAndWait(d, a.id, 'done');
+    expect((await daemonRequest(d, 'POST', `/api/tasks/${b.id}/approve`, { who: 'ada' })).status).toBe(200);
+    d.orchestrator.kick();
+    // Its check at work (the merge made): main as the run merged it is behind it now.
+    const checking = async () => {
+      const run = (await d.store.runs.list({ taskId: b.id })).find((r) => r.kind === 'merge_check');
+      return !!run && (await d.store.events.list({ taskId: b.id, type: 'run.phase', limit: 1000 })).events.some((e) => e.runId === run.id && e.payload.stage === 'check:held' && e.payload.state === 'start');
+    };
+    await until(d.bus, checking, 'the first merge check at its check');
+    // A person's commit lands on main while the first check runs: what it checked is not what main would be.
+    writeFileSync(join(repo, 'person.txt'), 'meanwhile\n');
+    git(repo, 'add', 'person.txt');
+    git(repo, 'commit', '-qm', 'a person commits meanwhile');
+    writeFileSync(go, '');
+    const done = await until(d.bus, async () => {
+      const t = await d.store.tasks.get(b.id);
+      if (t.status === 'needs_attention') throw new Error(t.lastRunError ?? 'needs_attention');
+      return t.status === 'done' ? t : null;
+    }, 'done after a second merge check');
+    expect(await kinds(d, b.id)).toEqual(['execute:succeeded', 'review:succeeded', 'merge_check:succeeded', 'merge_check:succeeded']);
+    expect(git(repo, 'rev-parse', 'main')).toBe(reviewedCommit(done));
+    expect(git(repo, 'ls-tree', '--name-only', 'main').split('\n')).toEqual(expect.arrayContaining(['a.txt', 'b.txt', 'person.txt']));
+    const rounds = (await d.store.events.list({ taskId: b.id, type: 'merge.check' })).events.map((e) => e.payload.round);
+    expect(rounds).toEqual([1, 2]);
   });
 
   it('runs no check when the project has none, though main moved', async () => {
