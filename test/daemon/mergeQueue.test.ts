@@ -14,6 +14,7 @@ import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { bareRemote, git, makeRepo } from '../helpers/repo.js';
 import { until, untilStatus } from '../helpers/wait.js';
+import { cliFor } from '../cli/helpers.js';
 
 /** Task "Add a" writes a.txt, "Add b" b.txt; a version run again from the current main (retry --fresh) writes c.txt instead. */
 const SCRIPT = `steps:
@@ -32,7 +33,7 @@ const SCRIPT = `steps:
 `;
 
 /** Fails only when a.txt and b.txt are both there: each change passes it alone. */
-const APART = { name: 'apart', command: '! { test -f a.txt && test -f b.txt; }' };
+const APART = { name: 'apart', command: 'if [ -f a.txt ] && [ -f b.txt ]; then echo "a.txt and b.txt must not both exist"; exit 1; fi' };
 
 describe('the merge queue: checks on the merged tree before a merge lands', () => {
   let daemon: TestDaemon | null = null;
@@ -101,6 +102,9 @@ describe('the merge queue: checks on the merged tree before a merge lands', () =
     expect(await kinds(d, b.id)).toEqual(['execute:succeeded', 'review:succeeded', 'merge_check:failed']);
     // Nothing unchecked is left on the branch: it is the approved commit still.
     expect(git(repo, 'rev-parse', `maestro/${b.id}-v1`)).toBe(reviewedB);
+    // The check's output is read like any run's.
+    const logs = await cliFor(d.config.home).cli(['task', 'logs', b.id, '--url', d.url]);
+    expect(logs.stdout).toMatch(/^Run r_\S+ of t_\S+: merge_check, failed \(the latest of 3 runs\)\.\n\[check:apart\] notice: \$ if .*\n\s+a\.txt and b\.txt must not both exist$/m);
 
     // A plain retry checks the merge again: the same two changes, the same failure, nothing lands.
     expect((await daemonRequest(d, 'POST', `/api/tasks/${b.id}/retry`, { who: 'ada' })).status).toBe(200);

@@ -13,6 +13,7 @@ import { MaestroError } from '../../core/errors.js';
 import { git } from '../../git/git.js';
 import { mergeInProgress, startMerge } from '../../git/merge.js';
 import { needsAttention, stage, type RunContext } from '../context.js';
+import { appendTranscript } from '../protocol/transcript.js';
 import { runChecks } from './executor.js';
 import { commitWork, worktreeStage } from './worktreeStage.js';
 
@@ -65,6 +66,9 @@ export async function runMergeCheck(ctx: RunContext): Promise<MergeCheckResult> 
     if (!(err instanceof MaestroError) || err.code !== 'CHECK_FAILED') throw err;
     // Nothing unchecked stays on the branch: the train would take it for a branch moved after its review.
     await putBack(wt.path, from);
+    // The run has no agent: its transcript is what the check said, for `task logs` (the whole log stays in the run's checks/).
+    const d = err.details ?? {};
+    if (typeof d.log === 'string') appendTranscript(ctx.runDir, { at: Date.now(), stage: `check:${String(d.check)}`, role: 'notice', text: d.log });
     throw needsAttention('CHECK_FAILED', 'merge_check_failed', failedOnMerge(job.taskId, base, wt.branch, err, result), { ...err.details, from, baseSha: merged.baseSha, brought: merged.brought, broughtCount: merged.broughtCount });
   }
 }
