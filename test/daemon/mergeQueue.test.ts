@@ -102,6 +102,9 @@ describe('the merge queue: checks on the merged tree before a merge lands', () =
     expect(await kinds(d, b.id)).toEqual(['execute:succeeded', 'review:succeeded', 'merge_check:failed']);
     // Nothing unchecked is left on the branch: it is the approved commit still.
     expect(git(repo, 'rev-parse', `maestro/${b.id}-v1`)).toBe(reviewedB);
+    // task show names the ways out.
+    const show = await cliFor(d.config.home).cli(['task', 'show', b.id, '--url', d.url]);
+    expect(show.stdout).toContain(`\`maestro task retry ${b.id} --fresh\` runs the task again from the current main; \`maestro task retry ${b.id}\` checks the merge again; or \`maestro task cancel ${b.id}\``);
     // The check's output is read like any run's.
     const logs = await cliFor(d.config.home).cli(['task', 'logs', b.id, '--url', d.url]);
     expect(logs.stdout).toMatch(/^Run r_\S+ of t_\S+: merge_check, failed \(the latest of 3 runs\)\.\n\[check:apart\] notice: \$ if .*\n\s+a\.txt and b\.txt must not both exist$/m);
