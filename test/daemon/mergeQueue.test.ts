@@ -220,6 +220,42 @@ describe('the merge queue: checks on the merged tree before a merge lands', () =
     expect(rounds).toEqual([1, 2]);
   });
 
+  it('asks a person when main moved under each of 3 merge checks; a retry checks again and lands', async () => {
+    // Each merge's check waits for a word naming the commit it checks (a file in the project's .git, readable in the sandbox).
+    const repoOf = makeRepo();
+    const gate = join(repoOf, '.git');
+    const held = { name: 'held', command: `if [ -f a.txt ] && [ -f b.txt ]; then h=$(git rev-parse HEAD); while [ ! -f '${gate}'/go-$h ]; do sleep 0.1; done; fi` };
+    const { d, repo, a, b } = await twoReviewed({ checks: [held] }, { gateRepo: repoOf });
+    const worktree = join(worktreeRoot(d.config.home, a.projectId), `${b.id}-v1`);
+    await approveAndWait(d, a.id, 'done');
+    /** Waits for the n-th merge check at its check, moves main (when asked), then lets the check go on. */
+    const round = async (n: number, moveMain: boolean) => {
+      await until(d.bus, async () => {
+        const run = (await d.store.runs.list({ taskId: b.id })).filter((r) => r.kind === 'merge_check')[n - 1];
+        return !!run && (await d.store.events.list({ taskId: b.id, type: 'run.phase', limit: 1000 })).events.some((e) => e.runId === run.id && e.payload.stage === 'check:held' && e.payload.state === 'start');
+      }, `merge check ${n} at its check`);
+      if (moveMain) {
+        writeFileSync(join(repo, `person${n}.txt`), 'meanwhile\n');
+        git(repo, 'add', `person${n}.txt`);
+        git(repo, 'commit', '-qm', `a person commits during check ${n}`);
+      }
+      writeFileSync(join(gate, `go-${git(worktree, 'rev-parse', 'HEAD')}`), '');
+    };
+    expect((await daemonRequest(d, 'POST', `/api/tasks/${b.id}/approve`, { who: 'ada' })).status).toBe(200);
+    d.orchestrator.kick();
+    for (const n of [1, 2, 3]) await round(n, true);
+    const parked = await untilStatus(d, b.id, 'needs_attention', ['done']);
+    expect(parked.lastRunError).toBe(`main moved again during each of the 3 merge checks of this change, so nothing was merged (only a checked merge lands); run \`maestro task retry ${b.id}\` to check it again once main is quieter, or \`maestro task cancel ${b.id}\``);
+    expect(git(repo, 'ls-tree', '--name-only', 'main')).not.toMatch(/b\.txt/);
+    expect((await kinds(d, b.id)).filter((k) => k.startsWith('merge_check'))).toEqual(['merge_check:succeeded', 'merge_check:succeeded', 'merge_check:succeeded']);
+
+    expect((await daemonRequest(d, 'POST', `/api/tasks/${b.id}/retry`, { who: 'ada' })).status).toBe(200);
+    d.orchestrator.kick();
+    await round(4, false);
+    const done = await untilStatus(d, b.id, 'done');
+    expect(git(repo, 'rev-parse', 'main')).toBe(reviewedCommit(done));
+  });
+
   it('runs no check when the project has none, though main moved', async () => {
     const { d, repo, a, b } = await twoReviewed({});
     await approveAndWait(d, a.id, 'done');
