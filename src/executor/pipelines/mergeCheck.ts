@@ -83,6 +83,6 @@ function failedOnMerge(taskId: string, base: string, branch: string, err: Maestr
   const d = err.details ?? {};
   const how = d.timedOut === true ? 'timed out' : `failed (exit ${String(d.exitCode)})`;
   const more = r.broughtCount > r.brought.length ? `, and ${r.broughtCount - r.brought.length} more` : '';
-  const brought = r.broughtCount ? `${base} brought in ${r.broughtCount} commit(s) since the branch was cut: ${r.brought.join('; ')}${more}` : `${base} brought in no commit`;
+  const brought = r.broughtCount ? `${base} brought in ${r.broughtCount} commit${r.broughtCount === 1 ? '' : 's'} since the branch was cut: ${r.brought.join('; ')}${more}` : `${base} brought in no commit`;
   return `check ${String(d.check)} ${how} on ${branch} merged with ${base}: the change passed its checks alone, not together with ${base}. ${brought}. Nothing was merged: ${base} is as it was. \`maestro task logs ${taskId}\` shows the check's output (${String(d.logPath)}). \`maestro task retry ${taskId} --fresh\` runs the task again from the current ${base}; \`maestro task retry ${taskId}\` checks the merge again; or \`maestro task cancel ${taskId}\``;
 }
