@@ -301,6 +301,32 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       expect(await store.tasks.get(alone.id)).toMatchObject({ status: 'ready', claimedBy: null });
     });
 
+    it("a daemon's own expired claims are renewed by its expiry, not taken over or sent to ready: same attempt, its runs go on", async () => {
+      const p = await project();
+      const atReview = await store.tasks.create({ projectId: p.id, title: 'Reviewing' });
+      const midExecute = await store.tasks.create({ projectId: p.id, title: 'Executing' });
+      const a = { id: atReview.id, owner: 'A', attempt: (await store.tasks.claim(atReview.id, 'A', MINUTE)).attempt };
+      const m = { id: midExecute.id, owner: 'A', attempt: (await store.tasks.claim(midExecute.id, 'A', MINUTE)).attempt };
+      expect(await store.tasks.advance(a, 'queued', 'executing')).toBe(true);
+      expect(await store.tasks.advance(a, 'executing', 'reviewing', { result: { kind: 'execute', commitSha: 'c0ffee' } })).toBe(true);
+      expect(await store.tasks.advance(m, 'queued', 'executing')).toBe(true);
+      const review = await store.runs.start({ taskId: atReview.id, kind: 'review', model: null, traceId: 'tr', attempt: a.attempt, owner: 'A' });
+      const execute = await store.runs.start({ taskId: midExecute.id, kind: 'execute', model: null, traceId: 'tr2', attempt: m.attempt, owner: 'A' });
+      // A was cut off from the database for longer than a lease: its leases ran out, nobody else looked.
+      now += MINUTE + 1;
+      expect(await store.tasks.expireClaims({ owner: 'A', leaseMs: MINUTE })).toEqual([]);
+      expect(await store.tasks.get(atReview.id)).toMatchObject({ status: 'reviewing', claimedBy: 'A', attempt: a.attempt, leaseExpiresAt: now + MINUTE });
+      expect(await store.tasks.get(midExecute.id)).toMatchObject({ status: 'executing', claimedBy: 'A', attempt: m.attempt, leaseExpiresAt: now + MINUTE });
+      expect((await store.runs.get(review.id)).status).toBe('running');
+      expect((await store.runs.get(execute.id)).status).toBe('running');
+      expect((await store.events.list({ taskId: atReview.id, type: 'task.taken_over' })).events).toEqual([]);
+      // Its fence holds: the review's result is A's to apply under the same attempt.
+      expect(await store.tasks.advance(a, 'reviewing', 'exec_review')).toBe(true);
+      // Another daemon expiring at the same time finds nothing due.
+      expect(await store.tasks.expireClaims({ owner: 'B', leaseMs: MINUTE })).toEqual([]);
+      expect(await store.tasks.get(midExecute.id)).toMatchObject({ claimedBy: 'A', attempt: m.attempt });
+    });
+
     it('a stopping daemon releases the tasks it holds with no run in flight; it renews them if it comes back first', async () => {
       const p = await project();
       const idle = await store.tasks.create({ projectId: p.id, title: 'Between stages' });

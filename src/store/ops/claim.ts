@@ -6,7 +6,8 @@
  *   heartbeat: extends the lease while (owner, attempt) still hold it
  *   expire:    in flight with a lease past due        →  ready, claim cleared; or, for a task
  *              whose finished stage another daemon can go on from (TAKEN_OVER_AT_STAGE), taken
- *              over where it stands: new owner, attempt + 1, lease
+ *              over where it stands: new owner, attempt + 1, lease; or, when the expiring daemon
+ *              is the owner itself (cut off from the database for a lease), renewed: same attempt
  *   release:   a stopping daemon ends the leases of its tasks with no run in flight, so that
  *              another daemon's expire takes them now rather than a lease later
  *   complete:  a fenced transition by (owner, attempt) with a live lease
@@ -124,7 +125,12 @@ export interface TakeOver {
  * status event, and ends the runs it had (their daemon is gone or cut off).
  * With `takeOver`, a task in TAKEN_OVER_AT_STAGE is claimed by that daemon
  * where it stands instead (attempt + 1: the old claimer is fenced out), with a
- * `task.taken_over` event. Returns the ids taken back or over. Run it inside
+ * `task.taken_over` event; and a task that daemon holds itself is renewed, not
+ * expired: its lease ran out while it was cut off from the database (a tick
+ * stuck in a query for longer than a lease), and taking its own task over paid
+ * for a second review of work under way. Its run goes on (or, its worker gone,
+ * resumes from its last finished stage, as after a restart: the orchestrator's
+ * reconcile). Returns the ids taken back or over. Run it inside
  * one transaction: each task is a compare-and-set on the status read, so two
  * daemons expiring at once take each task back (or over) once.
  */
@@ -135,6 +141,10 @@ export async function expireClaims(q: Queryable, opts: { now: number; takeOver?:
   );
   const taken: string[] = [];
   for (const t of due) {
+    if (opts.takeOver && t.claimed_by === opts.takeOver.owner) {
+      await q.run(`UPDATE tasks SET lease_expires_at = $2 WHERE ${EXPIRED} AND id = $3 AND status = $4 AND claimed_by = $5`, [opts.now, opts.now + opts.takeOver.leaseMs, t.id, t.status, t.claimed_by]);
+      continue;
+    }
     const over = opts.takeOver && t.claimed_by !== null && TAKEN_OVER_AT_STAGE.includes(t.status) ? await takeOverAtStage(q, { ...t, claimed_by: t.claimed_by }, opts.takeOver, opts.now) : null;
     if (over === null) {
       const changed = await q.run(
