@@ -196,10 +196,12 @@ export class Orchestrator {
     // Before expireClaims: a daemon back from a pause (a laptop asleep) renews its own leases before it could take
     // its own tasks back. Not on every tick (a tick per task event, on every daemon): only once the timer's is old.
     if (this.store.clock() - this.aliveAt >= this.keepAliveMs) await this.keepAlive();
-    const { inFlight, waiting, starts } = await this.reconcile();
     // Each expired task goes back to ready (or, at reviewing, this daemon takes it over) with its event, and its runs end, in one transaction.
+    // Before reconcile: a task taken over is this daemon's claimed work from now on, started there while a slot is
+    // free and otherwise waiting for one, ahead of any new claim (after it, this tick's claims took the free slots first).
     const expired = await this.store.tasks.expireClaims({ owner: this.owner, leaseMs: this.config.leaseMs });
     if (expired.length) this.opts.log?.info({ tasks: expired }, 'took back (or over) tasks whose claimer stopped renewing its lease');
+    const { inFlight, waiting, starts } = await this.reconcile();
     if (!this.stopping) {
       const running = this.slotsTaken;
       // A full disk or a read-only home: claim nothing, since a new run would only fail on the disk.

@@ -274,12 +274,14 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       const p = await project();
       const atReview = await store.tasks.create({ projectId: p.id, title: 'Executed' });
       const midExecute = await store.tasks.create({ projectId: p.id, title: 'Executing' });
-      const a = { id: atReview.id, owner: 'A', attempt: (await store.tasks.claim(atReview.id, 'A', MINUTE)).attempt };
+      const breakdown = { rankU: 3, chainInertia: 0.5, agingBonus: 1, couplingPenalty: 0 };
+      const a = { id: atReview.id, owner: 'A', attempt: (await store.tasks.claim(atReview.id, 'A', MINUTE, { score: 4.5, breakdown, competitors: [{ taskId: midExecute.id, score: 1 }] })).attempt };
       const m = { id: midExecute.id, owner: 'A', attempt: (await store.tasks.claim(midExecute.id, 'A', MINUTE)).attempt };
       expect(await store.tasks.advance(a, 'queued', 'executing')).toBe(true);
       expect(await store.tasks.advance(a, 'executing', 'reviewing', { result: { kind: 'execute', commitSha: 'c0ffee' } })).toBe(true);
       expect(await store.tasks.advance(m, 'queued', 'executing')).toBe(true);
       const review = await store.runs.start({ taskId: atReview.id, kind: 'review', model: null, traceId: 'tr', attempt: a.attempt, owner: 'A' });
+      const claimedAt = now;
       now += MINUTE + 1;
       expect((await store.tasks.expireClaims({ owner: 'B', leaseMs: MINUTE })).sort()).toEqual([atReview.id, midExecute.id].sort());
       expect(await store.tasks.get(atReview.id)).toMatchObject({ status: 'reviewing', claimedBy: 'B', attempt: a.attempt + 1, leaseExpiresAt: now + MINUTE, result: { commitSha: 'c0ffee' } });
@@ -291,6 +293,12 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       expect(await store.tasks.advance({ id: atReview.id, owner: 'B', attempt: a.attempt + 1 }, 'reviewing', 'exec_review')).toBe(true);
       const over = (await store.events.list({ taskId: atReview.id, type: 'task.taken_over' })).events;
       expect(over.map((e) => e.payload)).toEqual([{ owner: 'B', previousOwner: 'A', attempt: a.attempt + 1, status: 'reviewing', reason: 'the lease of A ended with the task reviewing: B goes on from there, with the work A pushed' }]);
+      // The decision log says B holds it now, with the score A claimed it with and no competitor beaten; newest first.
+      expect((await store.decisions.list({ taskId: atReview.id })).map((x) => [x.owner, x.score, x.breakdown, x.competitors, x.at])).toEqual([
+        ['B', 4.5, breakdown, [], now],
+        ['A', 4.5, breakdown, [{ taskId: midExecute.id, score: 1 }], claimedAt],
+      ]);
+      expect(await store.decisions.list({ taskId: midExecute.id })).toEqual([]);
       // Without a taker (a store alone), an expired claim at reviewing goes to ready as before.
       const alone = await store.tasks.create({ projectId: p.id, title: 'Alone' });
       const l = { id: alone.id, owner: 'A', attempt: (await store.tasks.claim(alone.id, 'A', MINUTE)).attempt };

@@ -27,6 +27,7 @@ import { diffGateRefusal } from './diffGateRefusal.js';
 import { checkResolution, mergeConflictPark } from './mergeConflictPark.js';
 import { movedFrom, resolveCommit, versionChain, versionRefs } from './reviewData.js';
 import { idParam, taskListQuery } from './schemas.js';
+import { waitingForRun } from './waitingForRun.js';
 import { cancelResponse, rejectResponse, runMessageResponse, taskDetailResponse, taskListResponse, taskResponse, type HealthResponse, type TaskDetail } from '../wire/responses.js';
 
 /** Who acted: one line (whoSchema, shared with the project routes). */
@@ -99,6 +100,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
       baseMoved: await baseMoved(deps.home, project, task), feedbackAt: rejectedAt(chain, task), mergeBlocked: await mergeBlocked(project, task), ...(await gateFiles(review, task)),
       ...(await whyNotStarted(store, deps.slots, task)), heldBack: heldBack(deps, task), diffGate: await diffGateRefusal(store, task, runs),
       mergeConflict: await mergeConflictPark(deps, task, runs), claimedElsewhere: await claimedElsewhere(store, deps.slots?.owner, task),
+      waitingForRun: await waitingForRun(store, deps.self, task, runs),
     };
   });
 

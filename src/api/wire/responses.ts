@@ -180,6 +180,14 @@ export const taskDetailResponse = z.strictObject({
     })
     .nullable()
     .describe('for a task in flight that another daemon on the same database holds: which one, when it was last heard from and when its lease ends; else null'),
+  waitingForRun: z
+    .strictObject({
+      daemon: z.string().describe('the daemon holding the task (--name)'),
+      limit: z.number().int().describe('its maxConcurrentRuns'),
+      running: z.array(z.strictObject({ taskId: z.string(), kind: z.string() })).describe('the runs it has going'),
+    })
+    .nullable()
+    .describe('for a claimed task in flight with no run going (its next stage, or a review taken over from a stopped daemon, not started): the daemon holding it has every run slot taken, so the stage starts there when one of these runs ends; else null'),
 });
 export const cancelResponse = z.strictObject({
   task: taskSchema,

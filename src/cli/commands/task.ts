@@ -186,6 +186,7 @@ function taskShow(task: Command, ctx: CliContext): void {
       const stuck = answer.stuckOn?.length ? `${stuckLine(answer.task, answer.stuckOn)}\n\n` : '';
       const waits = answer.waitingOn?.length ? `${waitLine(answer.waitingOn)}\n\n` : '';
       const slot = answer.waitingForSlot ? `${slotLine(answer.waitingForSlot)}\n\n` : '';
+      const runSlot = answer.waitingForRun ? `${runSlotLine(answer.waitingForRun, answer.task.status)}\n\n` : '';
       const held = answer.heldBack?.length ? `${answer.heldBack.map((c) => `This daemon holds it back: ${oneLine(c.message)}`).join('\n')}\n\n` : '';
       const elsewhereClaim = answer.claimedElsewhere ? `${claimLine(answer.claimedElsewhere, answer.task.status)}\n\n` : '';
       const refused = answer.diffGate ? `${diffGateAdvice(answer.task, answer.diffGate)}\n\n` : '';
@@ -195,7 +196,7 @@ function taskShow(task: Command, ctx: CliContext): void {
       // Last, after the plan or the change's checks and findings it is decided on: what to run at the gate.
       const gate = gateNext(answer.task);
       const staged = knowledge ? `\n\n${stagedKnowledgeLine(knowledge)}` : '';
-      print(asked + blocked + steering + elsewhere + stuck + waits + slot + held + elsewhereClaim + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : '') + staged + moved + (gate ? `\n\n${gate}` : '') + (attention ? `\n\n${attention}` : ''));
+      print(asked + blocked + steering + elsewhere + stuck + waits + slot + runSlot + held + elsewhereClaim + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : '') + staged + moved + (gate ? `\n\n${gate}` : '') + (attention ? `\n\n${attention}` : ''));
     }),
   );
 }
@@ -240,6 +241,12 @@ export function slotLine(wait: { limit: number; held: ReadonlyArray<{ id: string
   const asking = wait.held.filter((t) => t.status === 'awaiting_input');
   const answer = asking.length ? ` ${asking.length === 1 ? 'One waits' : `${asking.length} wait`} for your answer and ${asking.length === 1 ? 'keeps its place' : 'keep their places'} until you reply (maestro task show <id> shows the question).` : '';
   return `It waits for a place: the daemon takes at most ${wait.limit} tasks of this project at a time (maxConcurrentRunsPerProject), and these hold them: ${wait.held.map((t) => `${t.id} "${oneLine(t.title)}" (${t.status})`).join(', ')}.${answer}`;
+}
+
+/** Why a claimed task stands with no run: the daemon holding it has every run slot taken (maxConcurrentRuns). */
+export function runSlotLine(wait: { daemon: string; limit: number; running: ReadonlyArray<{ taskId: string; kind: string }> }, status: TaskStatus): string {
+  const runs = wait.running.map((r) => `${r.kind} of ${r.taskId}`).join(', ');
+  return `It waits for a run slot on daemon ${oneLine(wait.daemon)}: it runs at most ${wait.limit} at a time (maxConcurrentRuns), and has ${runs} going. Its ${status === 'reviewing' ? 'review' : 'next stage'} starts there when one of them ends.`;
 }
 
 /**
