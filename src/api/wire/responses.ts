@@ -188,6 +188,17 @@ export const taskDetailResponse = z.strictObject({
     })
     .nullable()
     .describe('for a claimed task in flight with no run going (its next stage, or a review taken over from a stopped daemon, not started): the daemon holding it has every run slot taken, so the stage starts there when one of these runs ends; else null'),
+  knowledgeElsewhere: z
+    .array(
+      z.strictObject({
+        daemon: z.string().describe('the daemon the run ran on (--name)'),
+        runId: z.string(),
+        kind: z.string(),
+        host: z.string().nullable().describe('its host, while it is registered on the database (a stop takes its row away)'),
+        home: z.string().nullable().describe('its MAESTRO_HOME on that host, while it is registered'),
+      }),
+    )
+    .describe("the task's finished plan, execute and conflict runs that ran on another daemon (a task taken over at review): the knowledge candidates they proposed are staged in that daemon's clone of the project (.workflow/sessions/<session>/runs/<run>/), which this daemon's knowledge review does not read; review them on that host"),
 });
 export const cancelResponse = z.strictObject({
   task: taskSchema,

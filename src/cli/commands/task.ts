@@ -17,7 +17,7 @@ import { diffGateAdvice } from './diffGateAdvice.js';
 import { mergeConflictAdvice } from './mergeConflictAdvice.js';
 import { newestDepsNote, registerEdit } from './taskEdit.js';
 import { registerTaskList } from './taskList.js';
-import { stagedKnowledge, stagedKnowledgeLine } from './taskKnowledge.js';
+import { knowledgeElsewhereLines, stagedKnowledge, stagedKnowledgeLine } from './taskKnowledge.js';
 import { SHOWN_ITEMS, shortList } from './shortList.js';
 import { ownedFilesGiven, ownedFilesOptions } from './ownedFiles.js';
 import { followTask, printTranscript, type RunChoice } from './taskLogs.js';
@@ -196,7 +196,8 @@ function taskShow(task: Command, ctx: CliContext): void {
       // Last, after the plan or the change's checks and findings it is decided on: what to run at the gate.
       const gate = gateNext(answer.task);
       const staged = knowledge ? `\n\n${stagedKnowledgeLine(knowledge)}` : '';
-      print(asked + blocked + steering + elsewhere + stuck + waits + slot + runSlot + held + elsewhereClaim + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : '') + staged + moved + (gate ? `\n\n${gate}` : '') + (attention ? `\n\n${attention}` : ''));
+      const notHere = answer.task.status === 'exec_review' ? knowledgeElsewhereLines(answer.task, answer.knowledgeElsewhere).map((l) => `\n\n${l}`).join('') : '';
+      print(asked + blocked + steering + elsewhere + stuck + waits + slot + runSlot + held + elsewhereClaim + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : '') + staged + notHere + moved + (gate ? `\n\n${gate}` : '') + (attention ? `\n\n${attention}` : ''));
     }),
   );
 }

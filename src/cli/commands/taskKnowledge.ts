@@ -13,6 +13,7 @@ import type { ReviewResult } from '../../api/wire/knowledgeReview.js';
 import type { ProjectDetail } from '../../api/wire/responses.js';
 import { workRepoOf } from '../../daemon/repos.js';
 import { shellWord } from '../../core/diffGateWays.js';
+import { oneLine } from '../../lib/visible.js';
 
 export interface StagedKnowledge {
   session_id: string;
@@ -48,4 +49,23 @@ export async function stagedKnowledge(client: ApiClient, task: Pick<Task, 'id' |
 export function stagedKnowledgeLine(k: StagedKnowledge): string {
   const n = k.candidates === 1 ? '1 knowledge candidate' : `${k.candidates} knowledge candidates`;
   return `This task's runs staged ${n} (${k.undecided} not decided yet), reviewed apart from the change (approving it promotes none): ${k.command}`;
+}
+
+type ElsewhereRun = { daemon: string; runId: string; kind: string; host: string | null; home: string | null };
+
+/**
+ * The candidates runs on another daemon proposed (a task taken over at review): staged in that daemon's clone, not
+ * read here. Said at the gate, one line per daemon, with where they are and how to review them there.
+ */
+export function knowledgeElsewhereLines(task: Pick<Task, 'id'>, runs: readonly ElsewhereRun[]): string[] {
+  const sid = sessionIdFor(task.id);
+  const byDaemon = new Map<string, ElsewhereRun[]>();
+  for (const r of runs) byDaemon.set(r.daemon, [...(byDaemon.get(r.daemon) ?? []), r]);
+  return [...byDaemon.entries()].map(([daemon, theirs]) => {
+    const name = oneLine(daemon);
+    const which = theirs.map((r) => `${r.kind} run ${r.runId}`).join(', ');
+    const first = theirs[0]!;
+    const where = first.home !== null ? `under ${oneLine(first.home)} on ${oneLine(first.host ?? 'its host')}` : `under its MAESTRO_HOME on its host`;
+    return `The knowledge candidates proposed by the ${which} on daemon ${name} are not available here: they are staged in ${name}'s clone of the project (.workflow/sessions/${sid}/runs/<run>/, ${where}), which this daemon's knowledge review does not read. Review them there: maestro knowledge review ${task.id}, on ${name}'s host.`;
+  });
 }

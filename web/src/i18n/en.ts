@@ -41,11 +41,13 @@ export const en = {
   },
   detail: {
     waitingOn: 'It starts when its dependencies are done: {{deps}}.', waitsForYou: 'waits for you', stuckOn: 'It cannot start: it depends on {{deps}}. Retry that task, or drop it from this one’s dependencies.',
+    waitingForRun: 'It waits for a run slot on daemon {{daemon}}: it runs at most {{limit}} at a time, and has these going: {{runs}}. Its next stage starts there when one of them ends.',
     waitingForSlot: 'It waits for a place: the daemon takes at most {{limit}} tasks of this project at a time, and these hold them: {{tasks}}. A task waiting for your answer keeps its place until you reply.',
     label: 'Task detail', close: 'Close the task', gone: 'This task no longer exists', loadFailed: 'The task could not be loaded',
     fields: 'Fields', graph: 'Dependencies', graphLabel: 'Dependency graph of {{count}} tasks', plan: 'Plan', spec: 'Specification', subtasks: 'Subtasks', proposed: 'Proposed subtasks', rawPlan: 'The plan as written',
   },
   staged: {
+    elsewhere: 'The knowledge candidates proposed by its runs on daemon {{daemons}} ({{runs}}) are not available here: they are staged in that daemon\'s clone of the project, on its host, which this daemon\'s knowledge review does not read. Review them there: maestro knowledge review {{task}}.',
     title: 'Knowledge its runs staged', review: 'Review them in the knowledge queue', unreadable: 'The knowledge this task\'s runs staged could not be read: {{message}}',
     summary_one: 'This task\'s runs staged {{count}} knowledge candidate ({{undecided}} not decided yet). It is reviewed apart from the change: approving the change promotes nothing.',
     summary_other: 'This task\'s runs staged {{count}} knowledge candidates ({{undecided}} not decided yet). They are reviewed apart from the change: approving the change promotes none of them.',

@@ -26,7 +26,30 @@ const undecided = (c: ReviewCandidate) => c.status === 'pending' || c.status ===
 /** What the session's review said, for which task: another task's answer is never shown while this one's is on its way. */
 type Found = { taskId: string; candidates: ReviewCandidate[]; error: string | null };
 
-export function StagedKnowledge({ task }: { task: Task }) {
+/** Runs of the task on another daemon (a task taken over at review): their candidates are in that daemon's clone, not here. */
+type ElsewhereRun = { daemon: string; runId: string; kind: string };
+
+function NotHere({ task, runs }: { task: Task; runs: readonly ElsewhereRun[] }) {
+  const { t } = useTranslation();
+  const daemons = [...new Set(runs.map((r) => visible(r.daemon)))].join(', ');
+  return (
+    <p role="status" className={styles.muted} data-testid="knowledge-elsewhere">
+      {t('staged.elsewhere', { daemons, runs: runs.map((r) => `${r.kind} ${r.runId}`).join(', '), task: task.id })}
+    </p>
+  );
+}
+
+export function StagedKnowledge({ task, elsewhere }: { task: Task; elsewhere?: readonly ElsewhereRun[] }) {
+  const notHere = task.status === 'exec_review' && elsewhere?.length ? <NotHere task={task} runs={elsewhere} /> : null;
+  return (
+    <>
+      <StagedHere task={task} />
+      {notHere}
+    </>
+  );
+}
+
+function StagedHere({ task }: { task: Task }) {
   const { t } = useTranslation();
   const atGate = task.status === 'exec_review';
   const sid = sessionIdFor(task.id);

@@ -95,6 +95,34 @@ describe('TaskDetailPanel', () => {
     );
   });
 
+  it('says when a claimed task waits for a run slot on the daemon holding it (a review taken over by a busy daemon)', async () => {
+    vi.stubGlobal('EventSource', FakeSource);
+    const task = makeTask({ status: 'reviewing', title: 'Taken over' });
+    const waitingForRun = { daemon: 'build-2', limit: 1, running: [{ taskId: 't_busy', kind: 'execute' }] };
+    vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ task, runs: [], children: [], lastDecision: null, versions: [], question: null, waitingForRun })));
+    render(<TaskDetailPanel taskId={task.id} />);
+    expect((await screen.findByTestId('waiting-for-run')).textContent).toBe(
+      'It waits for a run slot on daemon build-2: it runs at most 1 at a time, and has these going: execute t_busy. Its next stage starts there when one of them ends.',
+    );
+  });
+
+  it('at exec_review, says the knowledge candidates of runs on another daemon are not available here, and where to review them', async () => {
+    vi.stubGlobal('EventSource', FakeSource);
+    const task = makeTask({ status: 'exec_review', title: 'Taken over' });
+    const knowledgeElsewhere = [{ daemon: 'build-1', runId: 'r_exec', kind: 'execute', host: null, home: null }];
+    vi.stubGlobal('fetch', async (url: string) => {
+      if (url.includes('/checks')) return new Response(JSON.stringify({ checks: [] }));
+      if (url.includes('/findings')) return new Response(JSON.stringify({ verdicts: [], findings: [] }));
+      if (url.includes('/diff')) return new Response(JSON.stringify(makeDiff({ fileCount: 1 })));
+      if (url.includes('/knowledge/')) return new Response(JSON.stringify({ error: { code: 'UNKNOWN_SESSION', message: 'no session' } }), { status: 404 });
+      return new Response(JSON.stringify({ task, runs: [], children: [], lastDecision: null, versions: [], question: null, baseBranch: 'main', knowledgeElsewhere }));
+    });
+    render(<TaskDetailPanel taskId={task.id} />);
+    expect((await screen.findByTestId('knowledge-elsewhere')).textContent).toBe(
+      `The knowledge candidates proposed by its runs on daemon build-1 (execute r_exec) are not available here: they are staged in that daemon's clone of the project, on its host, which this daemon's knowledge review does not read. Review them there: maestro knowledge review ${task.id}.`,
+    );
+  });
+
   it('passes the files of the change that run code elsewhere to the gate, beside the steering files', async () => {
     vi.stubGlobal('EventSource', FakeSource);
     const task = makeTask({ status: 'exec_review', title: 'Add CI' });

@@ -117,7 +117,7 @@ export function TaskDetailPanel({ taskId, wide = false }: { taskId: string; wide
       </div>
       {error && <p role="alert" className={styles.err}>{error.message}</p>}
       <GateActions task={task} baseBranch={detail.baseBranch} baseMoved={detail.baseMoved ?? null} mergeBlocked={detail.mergeBlocked ?? null} steeringFiles={detail.steeringFiles ?? []} runsElsewhere={detail.runsElsewhere ?? []} shownVersion={shown?.id === task.id ? shown.version : task.version} onDone={reload} />
-      <StagedKnowledge task={task} />
+      <StagedKnowledge task={task} elsewhere={detail.knowledgeElsewhere} />
       {/* What was asked and what was wrong last time, before the evidence (and between the gate and "Cancel this task"). */}
       <TaskBrief task={task} baseBranch={detail.baseBranch} feedbackAt={detail.feedbackAt ?? null} />
       <WhatItWaitsFor detail={detail} />
@@ -172,6 +172,11 @@ function WhatItWaitsFor({ detail }: { detail: TaskDetail }) {
       {detail.waitingForSlot ? (
         <p role="status" className={styles.muted} data-testid="waiting-for-slot">
           {t('detail.waitingForSlot', { limit: detail.waitingForSlot.limit, tasks: detail.waitingForSlot.held.map((h) => `“${visible(h.title)}” (${t(`status.${h.status}`, { defaultValue: h.status })})`).join(', ') })}
+        </p>
+      ) : null}
+      {detail.waitingForRun ? (
+        <p role="status" className={styles.muted} data-testid="waiting-for-run">
+          {t('detail.waitingForRun', { daemon: visible(detail.waitingForRun.daemon), limit: detail.waitingForRun.limit, runs: detail.waitingForRun.running.map((r) => `${r.kind} ${r.taskId}`).join(', ') })}
         </p>
       ) : null}
     </>
