@@ -196,8 +196,7 @@ export class Orchestrator {
     // Before expireClaims: a daemon back from a pause (a laptop asleep) renews its own leases before it could take
     // its own tasks back. Not on every tick (a tick per task event, on every daemon): only once the timer's is old.
     if (this.store.clock() - this.aliveAt >= this.keepAliveMs) await this.keepAlive();
-    // Each expired task goes back to ready (or, at reviewing, this daemon takes it over) with its event, and its runs end, in one transaction.
-    // Before reconcile: a task taken over is claimed work, started while a slot is free, else first to wait for one.
+    // Each expired task goes back to ready (or is taken over at reviewing) with its event in one transaction; before reconcile, so a taken-over task starts first.
     const expired = await this.store.tasks.expireClaims({ owner: this.owner, leaseMs: this.config.leaseMs });
     if (expired.length) this.opts.log?.info({ tasks: expired }, 'took back (or over) tasks whose claimer stopped renewing its lease');
     const { inFlight, waiting, starts } = await this.reconcile();
