@@ -16,7 +16,7 @@ export function boardToken(): string | null {
   }
 }
 
-/** The headers that carry the token, none without one (the dev server's proxy adds it). */
+/** The headers that carry the token; none without one (not signed in: the board says how). */
 export function tokenHeaders(): Record<string, string> {
   const token = boardToken();
   return token ? { authorization: `Bearer ${token}` } : {};
