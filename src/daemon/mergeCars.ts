@@ -3,10 +3,10 @@
  * train at once, and what becomes of a task that cannot ride — already recorded, no branch, a branch moved after its
  * review, or a branch the train did not find (fetched again, published from this clone, or the person's).
  */
-import { reviewedCommit } from '../core/reviewed.js';
+import { mergeChecked, reviewedCommit } from '../core/reviewed.js';
 import type { Project, Task } from '../core/types.js';
 import { git } from '../git/git.js';
-import { tipsOf } from '../git/merge.js';
+import { isAncestor, tipsOf } from '../git/merge.js';
 import type { Store } from '../store/store.js';
 import { branchOf, goneAdvice, movedSinceReview, reviewedInMain, thenRetry, type Car } from './mergeTrain.js';
 import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
@@ -37,7 +37,8 @@ export async function carsFor(deps: CarDeps, project: Project, repo: string, rem
     else if (!branch) await deps.toAttention(task, 'nothing to merge: the task has no branch (its execute result is missing)');
     else {
       const tip = tips.get(prefix + branch);
-      const car = tip ? { task, branch, ref: prefix + branch, tip } : await missingBranch(deps, task, project, repo, remote, branch);
+      const here = tip ? await checkedHere(deps, task, project, repo, remote, branch, tip) : undefined;
+      const car = !tip ? await missingBranch(deps, task, project, repo, remote, branch) : here !== undefined ? here : { task, branch, ref: prefix + branch, tip };
       const moved = car && movedSinceReview(car);
       if (moved) await deps.toAttention(task, moved);
       else if (car) cars.push(car);
@@ -46,6 +47,31 @@ export async function carsFor(deps: CarDeps, project: Project, repo: string, rem
   // Main as checked out: the remote's as just synced, or the project's own (checked to be on it before merging).
   return { cars, baseTip: tips.get(prefix + baseBranchOf(project)) };
 }
+
+/**
+ * A passed merge check whose push failed (a remote that refused it a moment): the remote's branch is still the
+ * approved commit, behind the checked merge this clone's branch holds. That branch is pushed now (a fast-forward
+ * only) and the checked commit rides; a push refused again is retried later, as any. Undefined when the remote has
+ * the checked commit, or this clone does not hold it: the car is the remote's, as it is.
+ */
+async function checkedHere(deps: CarDeps, task: Task, project: Project, repo: string, remote: string | null, branch: string, tip: string): Promise<Car | null | undefined> {
+  const checked = mergeChecked(task);
+  if (!remote || !checked || tip === checked.commitSha) return undefined;
+  const ref = `refs/heads/${branch}`;
+  if ((await readLocal(repo, ref)) !== checked.commitSha || !(await isAncestor(repo, tip, checked.commitSha))) return undefined;
+  try {
+    await deps.repos.pushBranchNow(project, repo, branch);
+  } catch (err) {
+    await deps.refusedPush([task], err);
+    return null;
+  }
+  return { task, branch, ref, tip: checked.commitSha };
+}
+
+const readLocal = async (repo: string, ref: string) => {
+  const out = await git(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { okCodes: [1] });
+  return out.code === 0 ? out.stdout.trim() : null;
+};
 
 /** The branch is not where the train looked: fetched again (pushed since), published from this clone, or a task that needs attention. */
 async function missingBranch(deps: CarDeps, task: Task, project: Project, repo: string, remote: string | null, branch: string): Promise<Car | null> {

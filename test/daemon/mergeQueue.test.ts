@@ -158,6 +158,25 @@ describe('the merge queue: checks on the merged tree before a merge lands', () =
     expect(git(remote, 'ls-tree', '--name-only', 'main').split('\n')).toEqual(expect.arrayContaining(['a.txt', 'b.txt']));
   });
 
+  it('on a shared remote, a push of the checked commit refused once: the next train pushes it and lands it', async () => {
+    const { d, repo: remote, a, b } = await twoReviewed({ checks: [{ name: 'readme', command: 'test -f README.md' }] }, { shared: true });
+    await approveAndWait(d, a.id, 'done');
+    // The remote refuses the first push of b's branch after this (the merge check's), then takes them again.
+    const once = join(remote, 'refuse-once');
+    writeFileSync(once, '');
+    const hook = join(remote, 'hooks', 'pre-receive');
+    writeFileSync(hook, `#!/bin/sh\nwhile read old new ref; do\n  if [ "$ref" = "refs/heads/maestro/${b.id}-v1" ] && [ -f '${once}' ]; then rm -f '${once}'; echo "not now" >&2; exit 1; fi\ndone\n`, { mode: 0o755 });
+    const done = await approveAndWait(d, b.id, 'done');
+    expect(await kinds(d, b.id)).toEqual(['execute:succeeded', 'review:succeeded', 'merge_check:succeeded']);
+    const failed = (await d.store.events.list({ taskId: b.id, type: 'git.push_failed' })).events;
+    expect(failed.length).toBeGreaterThan(0);
+    expect(String(failed[0]!.payload.message)).toContain('not now');
+    const checked = reviewedCommit(done)!;
+    expect(git(remote, 'rev-parse', `refs/heads/maestro/${b.id}-v1`)).toBe(checked);
+    expect(git(remote, 'rev-parse', 'main')).toBe(checked);
+    expect(git(remote, 'ls-tree', '--name-only', 'main').split('\n')).toEqual(expect.arrayContaining(['a.txt', 'b.txt']));
+  });
+
   it('a daemon killed during the merge check: the next one adopts the run, and the checked commit lands once', async () => {
     // The check waits for the test's word, only on the merge (both files there): the run is at work when the daemon
     // dies. The word is a file in the worktree: the sandboxed check sees no other folder the test can write.
