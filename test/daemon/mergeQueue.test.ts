@@ -222,6 +222,10 @@ describe('the merge queue: checks on the merged tree before a merge lands', () =
       return !!run && (await d.store.events.list({ taskId: b.id, type: 'run.phase', limit: 1000 })).events.some((e) => e.runId === run.id && e.payload.stage === 'check:held' && e.payload.state === 'start');
     };
     await until(d.bus, checking, 'the first merge check at its check');
+    // The board says what the task in merging is doing (GET /api/tasks/:id's mergeCheck), not only its status.
+    const detail = await daemonRequest<{ mergeCheck: unknown }>(d, 'GET', `/api/tasks/${b.id}`);
+    const run = (await d.store.runs.list({ taskId: b.id })).find((r) => r.kind === 'merge_check')!;
+    expect(detail.body.mergeCheck).toEqual({ runId: run.id, daemon: d.config.name, check: 'held', round: 1, maxRounds: 3 });
     // A person's commit lands on main while the first check runs: what it checked is not what main would be.
     writeFileSync(join(repo, 'person.txt'), 'meanwhile\n');
     git(repo, 'add', 'person.txt');

@@ -29,6 +29,7 @@ import { movedFrom, resolveCommit, versionChain, versionRefs } from './reviewDat
 import { idParam, taskListQuery } from './schemas.js';
 import { waitingForRun } from './waitingForRun.js';
 import { knowledgeElsewhere } from './knowledgeElsewhere.js';
+import { mergeCheckNow } from './mergeCheckNow.js';
 import { cancelResponse, rejectResponse, runMessageResponse, taskDetailResponse, taskListResponse, taskResponse, type HealthResponse, type TaskDetail } from '../wire/responses.js';
 
 /** Who acted: one line (whoSchema, shared with the project routes). */
@@ -102,7 +103,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
       ...(await whyNotStarted(store, deps.slots, task)), heldBack: heldBack(deps, task), diffGate: await diffGateRefusal(store, task, runs),
       mergeConflict: await mergeConflictPark(deps, task, runs), claimedElsewhere: await claimedElsewhere(store, deps.slots?.owner, task),
       waitingForRun: await waitingForRun(store, deps.self, task, runs),
-      knowledgeElsewhere: await knowledgeElsewhere(store, deps.self?.name, runs),
+      knowledgeElsewhere: await knowledgeElsewhere(store, deps.self?.name, runs), mergeCheck: await mergeCheckNow(store, task, runs),
     };
   });
 

@@ -188,6 +188,16 @@ export const taskDetailResponse = z.strictObject({
     })
     .nullable()
     .describe('for a claimed task in flight with no run going (its next stage, or a review taken over from a stopped daemon, not started): the daemon holding it has every run slot taken, so the stage starts there when one of these runs ends; else null'),
+  mergeCheck: z
+    .strictObject({
+      runId: z.string(),
+      daemon: z.string().nullable().describe('the daemon running it (--name)'),
+      check: z.string().nullable().describe('the check at work on the merged tree; null while main is being merged into the branch (before the checks)'),
+      round: z.number().int().nullable().describe('which merge check of this approval it is (main moved during the ones before)'),
+      maxRounds: z.number().int().nullable().describe('merge checks an approval may pass while main keeps moving, before a person is asked'),
+    })
+    .nullable()
+    .describe("for a task in merging whose merge check run is at work (the merge queue: main moved since its branch was cut, and the project's checks run on the merge before it lands): what it is doing; else null"),
   knowledgeElsewhere: z
     .array(
       z.strictObject({

@@ -41,6 +41,9 @@ export const en = {
   },
   detail: {
     waitingOn: 'It starts when its dependencies are done: {{deps}}.', waitsForYou: 'waits for you', stuckOn: 'It cannot start: it depends on {{deps}}. Retry that task, or drop it from this one’s dependencies.',
+    mergeChecking: 'Checking the merge with {{base}}: check {{check}} runs on its branch merged with {{base}}. Nothing lands until the checks pass.',
+    mergeCheckMerging: 'Checking the merge with {{base}}: {{base}} is being merged into its branch, then the project’s checks run on it. Nothing lands until they pass.',
+    mergeCheckRound: 'Merge check {{round}} of at most {{maxRounds}}, on daemon {{daemon}}.',
     waitingForRun: 'It waits for a run slot on daemon {{daemon}}: it runs at most {{limit}} at a time, and has these going: {{runs}}. Its next stage starts there when one of them ends.',
     waitingForSlot: 'It waits for a place: the daemon takes at most {{limit}} tasks of this project at a time, and these hold them: {{tasks}}. A task waiting for your answer keeps its place until you reply.',
     label: 'Task detail', close: 'Close the task', gone: 'This task no longer exists', loadFailed: 'The task could not be loaded',

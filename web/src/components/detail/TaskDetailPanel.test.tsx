@@ -106,6 +106,28 @@ describe('TaskDetailPanel', () => {
     );
   });
 
+  it('in merging, says the merge check at work: main merged into the branch, then which check runs on it', async () => {
+    vi.stubGlobal('EventSource', FakeSource);
+    const task = makeTask({ status: 'merging', title: 'Add b' });
+    let mergeCheck: Record<string, unknown> = { runId: 'r_mc', daemon: 'build-1', check: null, round: 1, maxRounds: 3 };
+    vi.stubGlobal('fetch', async (url: string) => {
+      if (url.includes('/checks')) return new Response(JSON.stringify({ checks: [] }));
+      if (url.includes('/findings')) return new Response(JSON.stringify({ verdicts: [], findings: [] }));
+      if (url.includes('/diff')) return new Response(JSON.stringify(makeDiff({ fileCount: 1 })));
+      return new Response(JSON.stringify({ task, runs: [], children: [], lastDecision: null, versions: [], question: null, baseBranch: 'trunk', mergeCheck }));
+    });
+    const { unmount } = render(<TaskDetailPanel taskId={task.id} />);
+    expect((await screen.findByTestId('merge-check')).textContent).toBe(
+      'Checking the merge with trunk: trunk is being merged into its branch, then the project’s checks run on it. Nothing lands until they pass. Merge check 1 of at most 3, on daemon build-1.',
+    );
+    unmount();
+    mergeCheck = { ...mergeCheck, check: 'unit tests', round: 2 };
+    render(<TaskDetailPanel taskId={task.id} />);
+    expect((await screen.findByTestId('merge-check')).textContent).toBe(
+      'Checking the merge with trunk: check unit tests runs on its branch merged with trunk. Nothing lands until the checks pass. Merge check 2 of at most 3, on daemon build-1.',
+    );
+  });
+
   it('at exec_review, says the knowledge candidates of runs on another daemon are not available here, and where to review them', async () => {
     vi.stubGlobal('EventSource', FakeSource);
     const task = makeTask({ status: 'exec_review', title: 'Taken over' });

@@ -174,11 +174,26 @@ function WhatItWaitsFor({ detail }: { detail: TaskDetail }) {
           {t('detail.waitingForSlot', { limit: detail.waitingForSlot.limit, tasks: detail.waitingForSlot.held.map((h) => `“${visible(h.title)}” (${t(`status.${h.status}`, { defaultValue: h.status })})`).join(', ') })}
         </p>
       ) : null}
+      <MergeCheckNow detail={detail} />
       {detail.waitingForRun ? (
         <p role="status" className={styles.muted} data-testid="waiting-for-run">
           {t('detail.waitingForRun', { daemon: visible(detail.waitingForRun.daemon), limit: detail.waitingForRun.limit, runs: detail.waitingForRun.running.map((r) => `${r.kind} ${r.taskId}`).join(', ') })}
         </p>
       ) : null}
     </>
+  );
+}
+
+/** A task in merging whose merge check is at work: main is merged into its branch and the checks run on that (not stuck). */
+function MergeCheckNow({ detail }: { detail: TaskDetail }) {
+  const { t } = useTranslation();
+  const m = detail.mergeCheck;
+  if (!m) return null;
+  const base = visible(detail.baseBranch);
+  return (
+    <p role="status" className={styles.muted} data-testid="merge-check">
+      {m.check === null ? t('detail.mergeCheckMerging', { base }) : t('detail.mergeChecking', { base, check: visible(m.check) })}
+      {m.round !== null && m.maxRounds !== null && m.daemon !== null ? ` ${t('detail.mergeCheckRound', { round: m.round, maxRounds: m.maxRounds, daemon: visible(m.daemon) })}` : null}
+    </p>
   );
 }
