@@ -7,6 +7,7 @@ import type { CurateFn } from './curation/curator.js';
 import type { ObserverConfig } from './config.js';
 import type { ObserverEvents } from './events.js';
 import { observerAgentSeams } from './agent/config.js';
+import { excludeSessionBundles } from './bundle/gitExclude.js';
 import { loadBundle } from './bundle/store.js';
 import { checkWikiRoot, locateSession, SESSION_ID, type SessionFile } from './paths.js';
 import { wikiLayout } from '../knowledge/format/wiki/layout.js';
@@ -42,6 +43,8 @@ function seamsFor(config: ObserverConfig, opts: OpenSessionOptions): { summarize
 
 export function openObserverSession(config: ObserverConfig, opts: OpenSessionOptions = {}): ObserverSession {
   checkWikiRoot(config.wikiRoot, config.env);
+  // Before the first bundle is written: it holds the person's prompts (bundle/gitExclude.ts).
+  excludeSessionBundles(config.wikiRoot);
   const file =
     (opts.restore ? locateForRestore(config, opts.session ?? config.env.FLOW_SESSION_ID) : null) ??
     locateSession({ env: config.env, workspaceRoot: config.workspaceRoot, cwd: config.cwd, ...(opts.session ? { session: opts.session } : {}) });

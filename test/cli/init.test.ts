@@ -24,13 +24,13 @@ describe('maestro init', () => {
     const repo = gitRepo({ 'README.md': '# x\n', '.gitignore': 'node_modules/' });
     const first = await cli(['init', repo]);
     expect(first.code).toBe(0);
-    expect(first.stdout).toContain(`Added 7 line(s) to ${join(repo, '.gitignore')}`);
+    expect(first.stdout).toContain(`Added 8 line(s) to ${join(repo, '.gitignore')}`);
     expect(first.stdout).toContain('Commit .maestro/');
     expect(first.stdout).toContain('git add .maestro .gitignore');
     const text = readFileSync(join(repo, '.gitignore'), 'utf8');
     expect(text.startsWith('node_modules/\n\n# Maestro:')).toBe(true);
 
-    const local = ['.workflow/.maestro-index.db', '.workflow/.maestro-index.db-wal', '.workflow/.maestro-corpus.lock', '.workflow/knowhow/.lifecycle.lock', '.workflow/sessions/.session-store.lock', '.workflow/sessions/.active-run', '.workflow/sessions/task-t-5294084c5d21e5ca/session.json', '.workflow/sessions/task-t-5294084c5d21e5ca/runs/r1', '.workflow/.trash/knowledge-audit-1/x.md'];
+    const local = ['.workflow/.maestro-index.db', '.workflow/.maestro-index.db-wal', '.workflow/.maestro-corpus.lock', '.workflow/knowhow/.lifecycle.lock', '.workflow/sessions/.session-store.lock', '.workflow/sessions/.active-run', '.workflow/sessions/task-t-5294084c5d21e5ca/session.json', '.workflow/sessions/task-t-5294084c5d21e5ca/runs/r1', '.workflow/.trash/knowledge-audit-1/x.md', '.workflow/.knowledge-audit/audit-log.jsonl'];
     const shared = ['.maestro/config.json', '.maestro/hooks.ts', '.workflow/specs/api.md', '.workflow/knowhow/recipe.md', '.workflow/sessions/s1/session.json', '.workflow/sessions/s1/runs/r1/report.md'];
     expect(ignored(repo, local).sort()).toEqual([...local].sort());
     expect(ignored(repo, shared)).toEqual([]);
@@ -39,6 +39,32 @@ describe('maestro init', () => {
     expect((await cli(['init', repo, '--force'])).stdout).not.toContain('to .gitignore');
     expect(readFileSync(join(repo, '.gitignore'), 'utf8')).toBe(text);
   }, budget(120_000));
+
+  it("keeps the observer's session bundles and the audit log out of git status, changing no tracked file for the bundles; curated wiki entries stay listed", async () => {
+    const repo = gitRepo({ 'README.md': '# x\n' });
+    const first = await cli(['init', repo]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain("Added /wiki/sessions/ to .git/info/exclude (not committed): the observer's session bundles hold your prompts and the answers.");
+    expect(readFileSync(join(repo, '.gitignore'), 'utf8')).not.toContain('wiki');
+    execFileSync('git', ['add', '-A'], { cwd: repo });
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'Maestro setup'], { cwd: repo });
+    const files: Record<string, string> = {
+      'wiki/sessions/abc/bundle.json': '{"explorations":{"exp_1":{"question":"my private prompt"}}}\n',
+      'wiki/sessions/_index.json': '{}\n',
+      '.workflow/.knowledge-audit/audit-log.jsonl': '{"audit_id":"AUD-1"}\n',
+      'wiki/knowledge/contexts/debug/C001-retry.md': '---\nid: "C001"\n---\n',
+    };
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(repo, path, '..'), { recursive: true });
+      writeFileSync(join(repo, path), text);
+    }
+    const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: repo, encoding: 'utf8' });
+    expect(status).toBe('?? wiki/knowledge/contexts/debug/C001-retry.md\n');
+    // Again: nothing is added twice, and nothing is said.
+    const again = await cli(['init', repo, '--force']);
+    expect(again.stdout).not.toContain('info/exclude');
+    expect(readFileSync(join(repo, '.git/info/exclude'), 'utf8').split('\n').filter((l) => l === '/wiki/sessions/')).toHaveLength(1);
+  }, budget(60_000));
 
   it('refuses a repository whose settings are in config.yaml, naming it, and writes nothing', async () => {
     const repo = gitRepo({ 'README.md': '# x\n' });

@@ -147,6 +147,22 @@ describe('maestro observe --once without an agent', () => {
   }, budget(60_000));
 });
 
+describe('what maestro observe leaves in the repository', () => {
+  it("keeps the session's bundle and index (the person's prompts) out of git status, through .git/info/exclude; a curated entry stays listed", async () => {
+    mkdirSync(projectDir(), { recursive: true });
+    new TranscriptBuilder().user('my private question about the retry policy').turn({ answer: 'src/retry.ts' }).writeTo(join(projectDir(), 'mine.jsonl'));
+    writeEntry(join(repo, 'wiki'), 'contexts/debug/C001-retry.md', { id: '"C001"', request: '"Where the retry policy is defined"' }, '## 摘要\n\nsrc/retry.ts\n');
+    const once = await maestro(['observe', '--once'], { MAESTRO_OBSERVER_AGENT: '', FLOW_WIKI_DIR: '', FLOW_ROOT_DIR: '', FLOW_PROJECT_DIR: '' });
+    expect(once.code, once.stderr).toBe(0);
+    expect(readFileSync(join(repo, 'wiki/sessions/mine/bundle.json'), 'utf8')).toContain('my private question');
+    expect(existsSync(join(repo, 'wiki/sessions/_index.json'))).toBe(true);
+    const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: repo, encoding: 'utf8' });
+    expect(status.split('\n').filter((l) => l.includes('wiki/sessions'))).toEqual([]);
+    expect(status).toContain('?? wiki/knowledge/contexts/debug/C001-retry.md');
+    expect(readFileSync(join(repo, '.git/info/exclude'), 'utf8')).toContain('\n/wiki/sessions/\n');
+  }, budget(60_000));
+});
+
 describe('maestro observe in a subfolder of the repository', () => {
   it("says that its wiki and project tag are the subfolder's, not the ones the project's search reads, and how to use the repository's", async () => {
     mkdirSync(projectDir(), { recursive: true });

@@ -19,6 +19,7 @@ import { MaestroError } from '../../core/errors.js';
 import { writeFileAtomic } from '../../lib/atomicWrite.js';
 import { assertInRepo } from '../../lib/repoWrites.js';
 import { MACHINE_STATE_LINES } from '../../knowledge/index/machineState.js';
+import { excludeSessionBundles } from '../../observer/bundle/gitExclude.js';
 import { action, printJson, printText } from '../output.js';
 import type { CliContext } from '../context.js';
 
@@ -213,14 +214,17 @@ export function register(program: Command, ctx: CliContext): void {
         // What we wrote must load the way the executor loads it.
         loadProjectConfig(root);
         const gitignore = ensureGitignore(root);
+        // The observer's default wiki is the repository's wiki/: its session bundles hold a person's prompts.
+        const excluded = excludeSessionBundles(join(root, 'wiki'));
         const kept = keepReadme ? `Kept your ${readmePath}: it differs from the one Maestro writes (--force replaces it with Maestro's, which explains each field of config.json).\n` : '';
         const unread = shadowed.map((p) => `${p} is no longer read: config.json comes first. Move what it set into ${configPath} and delete it.\n`).join('');
-        if (opts.json) printJson({ repoPath: root, configPath, config, gitignore, readme: { path: readmePath, written: !keepReadme }, shadowed, commit: ['.maestro/'] });
+        if (opts.json) printJson({ repoPath: root, configPath, config, gitignore, excluded, readme: { path: readmePath, written: !keepReadme }, shadowed, commit: ['.maestro/'] });
         else {
           const checks = Object.keys(config.checks);
           const ignored = gitignore.added.length ? `Added ${gitignore.added.length} line(s) to ${gitignore.path} for Maestro's local files under .workflow/.\n` : '';
+          const privateSessions = excluded.length ? `Added ${excluded.join(', ')} to .git/info/exclude (not committed): the observer's session bundles hold your prompts and the answers.\n` : '';
           const wrote = `${configPath} (checks: ${checks.length ? checks.join(', ') : 'none found'})${keepReadme ? '' : ` and ${readmePath}`}`;
-          printText(`Wrote ${wrote}.\n${kept}${unread}${ignored}${COMMIT_ADVICE}\nNext: maestro project add ${root}\n`);
+          printText(`Wrote ${wrote}.\n${kept}${unread}${ignored}${privateSessions}${COMMIT_ADVICE}\nNext: maestro project add ${root}\n`);
         }
       }),
     );
