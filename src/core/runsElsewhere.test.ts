@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { isManifest, manifestCommandsChanged, runsElsewhere } from './runsElsewhere.js';
 
 describe('runsElsewhere', () => {
-  it('takes CI, hook managers, dev containers and editor tasks where their tools look, and nothing beside them', () => {
-    for (const f of ['.github/workflows/ci.yml', '.github/actions/setup/action.yml', '.gitlab-ci.yml', '.circleci/config.yml', 'Jenkinsfile', 'azure-pipelines.yml', '.buildkite/pipeline.yml', '.husky/pre-commit', '.githooks/pre-push', '.pre-commit-config.yaml', 'lefthook.yml', '.devcontainer/devcontainer.json', '.devcontainer.json', '.vscode/tasks.json', '.vscode/launch.json', '.github', '.vscode', '.gitea/workflows/ci.yml', '.forgejo/workflows/ci.yml', 'bitbucket-pipelines.yml', '.travis.yml', '.drone.yml', '.woodpecker/ci.yml', '.yarnrc.yml', '.npmrc']) {
+  it('takes CI, hook managers, dev containers, editor tasks and settings, and what runs on entering the folder, where their tools look, and nothing beside them', () => {
+    for (const f of ['.github/workflows/ci.yml', '.github/actions/setup/action.yml', '.gitlab-ci.yml', '.circleci/config.yml', 'Jenkinsfile', 'azure-pipelines.yml', '.buildkite/pipeline.yml', '.husky/pre-commit', '.githooks/pre-push', '.pre-commit-config.yaml', 'lefthook.yml', '.devcontainer/devcontainer.json', '.devcontainer.json', '.vscode/tasks.json', '.vscode/launch.json', '.github', '.vscode', '.gitea/workflows/ci.yml', '.forgejo/workflows/ci.yml', 'bitbucket-pipelines.yml', '.travis.yml', '.drone.yml', '.woodpecker/ci.yml', '.yarnrc.yml', '.npmrc', '.vscode/settings.json', '.envrc', 'mise.toml', '.mise.toml', 'mise.local.toml', '.mise.local.toml', 'mise/config.toml', '.mise/config.toml', '.config/mise.toml', '.config/mise/config.toml', '.config/mise/conf.d/hooks.toml', '.idea/runConfigurations/Server.xml', '.run/Server.run.xml', '.idea/watcherTasks.xml', '.idea', '.config']) {
       expect(runsElsewhere(f), f).toBe(true);
     }
-    for (const f of ['.github/ISSUE_TEMPLATE/bug.md', '.github/CODEOWNERS', '.vscode/settings.json', 'docs/.github/workflows/ci.yml', '.github/workflows-old.md', '.gitea/issue_template/bug.md', 'packages/a/.npmrc', 'Jenkinsfile.md', 'package.json', 'src/a.ts']) {
+    for (const f of ['.github/ISSUE_TEMPLATE/bug.md', '.github/CODEOWNERS', '.vscode/extensions.json', '.vscode/settings.json.bak', 'packages/a/.vscode/settings.json', 'Taskfile.yml', 'justfile', 'Makefile', 'mise-tasks/build', '.tool-versions', '.env', 'src/.envrc', 'mise.dev.toml', '.idea/vcs.xml', '.idea/codeStyles/Project.xml', '.config/other.toml', 'docs/.github/workflows/ci.yml', '.github/workflows-old.md', '.gitea/issue_template/bug.md', 'packages/a/.npmrc', 'Jenkinsfile.md', 'package.json', 'src/a.ts']) {
       expect(runsElsewhere(f), f).toBe(false);
     }
   });

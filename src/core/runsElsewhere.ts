@@ -43,6 +43,31 @@ export const RUNS_ELSEWHERE_PATHS: readonly string[] = [
   '.devcontainer.json', // the same, as one file at the root
   '.vscode/tasks.json',
   '.vscode/launch.json',
+  // A trusted workspace's settings name programs the editor runs: terminal.integrated.profiles and .env, an
+  // interpreter (python.defaultInterpreterPath), a linter's or git's path. (extensions.json is not listed: it only
+  // recommends extensions, and installing one is the person's click.)
+  '.vscode/settings.json',
+  // JetBrains IDEs: shared run configurations (their program and Before launch tasks), in the folder the IDE stores
+  // them "as project file" (.run/) or under .idea; File Watchers run their program whenever a matching file is saved.
+  '.idea/runConfigurations',
+  '.run',
+  '.idea/watcherTasks.xml',
+  // Entering the folder in a shell: direnv runs .envrc as shell code on each cd once allowed (a change asks again,
+  // but `direnv allow` is one word); mise runs [hooks] enter/cd/leave with `mise activate`, postinstall on `mise
+  // install`, `_.source` scripts for its environment, under each name mise reads a project's config from.
+  '.envrc',
+  'mise.toml',
+  '.mise.toml',
+  'mise.local.toml',
+  '.mise.local.toml',
+  'mise/config.toml',
+  '.mise/config.toml',
+  '.config/mise.toml',
+  '.config/mise/config.toml',
+  '.config/mise/conf.d',
+  // Not listed: a Taskfile.yml (go-task), a justfile or a Makefile runs only the task a person names, like mise's
+  // tasks (mise-tasks/) when no hook calls them; an environment-specific mise.<env>.toml is read only under the
+  // MISE_ENV a person sets, and its name can be anything.
   // Package manager settings that run code on every install or script: yarn runs the file `yarnPath` names in
   // place of itself; npm's `node-options` (`--require ./x.js`) and `script-shell` run with every script.
   '.yarnrc.yml',

@@ -73,7 +73,7 @@ describe('agent text at the review gate', { timeout: budget(240_000) }, () => {
     expect(lines.slice(at, at + 3)).toEqual([`    [low, code] ${SHOWN}:1: Looks fine.`, `      ${STATUS}`, '        if (!x) return;']);
     // At the first column only Maestro's own: the workflow named on its line, the title, whether the base moved, and what to run at the gate (last).
     expect(lines.filter((l) => /^\S/.test(l))).toEqual([
-      `This change edits files that run code outside Maestro once merged: .github/workflows/ci\\u{a}${STATUS}.yml (CI runs its workflows on the next push; git hooks, dev containers and editor tasks run on the machines of whoever checks it out; package scripts run on install and test).`,
+      `This change edits files that run code outside Maestro once merged: .github/workflows/ci\\u{a}${STATUS}.yml (CI runs its workflows on the next push; git hooks, dev containers, editor settings and tasks, and direnv or mise on entering the folder run on the machines of whoever checks it out; package scripts run on install and test).`,
       'Update the docs',
       'The base branch main has no new commit since this branch was cut: up to date.',
       `It waits for you at exec_review: maestro task diff ${task.id} shows the change, maestro task approve ${task.id} merges it, maestro task reject ${task.id} --reason "…" sends it back as a new version.`,

@@ -152,7 +152,7 @@ export const taskDetailResponse = z.strictObject({
     .describe("files the change touches that steer later runs (.maestro/ hooks and checks, .workflow/ specs and knowhow, which skip the knowledge review): said before approving. A file reached through a link on the branch (`.workflow` → `docs/wf`) is named where it is, then `(through the link .workflow)`"),
   runsElsewhere: z
     .array(z.string())
-    .describe('at exec_review, files the change touches that run code outside Maestro once merged: CI (.github/workflows, .gitlab-ci.yml, …), git hooks (.husky, .pre-commit-config.yaml, …), dev containers and editor tasks, and a package.json whose scripts changed (core/runsElsewhere.ts): said before approving, nothing is blocked. A file reached through a link on the branch is named as in steeringFiles'),
+    .describe('at exec_review, files the change touches that run code outside Maestro once merged: CI (.github/workflows, .gitlab-ci.yml, …), git hooks (.husky, .pre-commit-config.yaml, …), dev containers, editor tasks and settings, .envrc (direnv) and mise config, and a package.json whose scripts changed (core/runsElsewhere.ts): said before approving, nothing is blocked. A file reached through a link on the branch is named as in steeringFiles'),
   stuckOn: z
     .array(z.strictObject({ id: z.string(), title: z.string(), status: z.string() }))
     .describe('for a ready task: its direct dependencies that will not finish by themselves (cancelled, needing attention, or a superseded version); retry them, point the task at the newest version (give the same deps again), or drop them from deps'),

@@ -181,7 +181,7 @@ function taskShow(task: Command, ctx: CliContext): void {
         ? `This change edits files that steer later runs: ${answer.steeringFiles.map(oneLine).join(', ')} (hooks and checks run as code; specs and knowhow go into every later agent's prompt, without the knowledge review).\n\n`
         : '';
       const elsewhere = answer.task.status === 'exec_review' && answer.runsElsewhere?.length
-        ? `This change edits files that run code outside Maestro once merged: ${answer.runsElsewhere.map(oneLine).join(', ')} (CI runs its workflows on the next push; git hooks, dev containers and editor tasks run on the machines of whoever checks it out; package scripts run on install and test).\n\n`
+        ? `This change edits files that run code outside Maestro once merged: ${answer.runsElsewhere.map(oneLine).join(', ')} (CI runs its workflows on the next push; git hooks, dev containers, editor settings and tasks, and direnv or mise on entering the folder run on the machines of whoever checks it out; package scripts run on install and test).\n\n`
         : '';
       const stuck = answer.stuckOn?.length ? `${stuckLine(answer.task, answer.stuckOn)}\n\n` : '';
       const waits = answer.waitingOn?.length ? `${waitLine(answer.waitingOn)}\n\n` : '';

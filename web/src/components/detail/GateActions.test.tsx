@@ -58,7 +58,7 @@ describe('GateActions', () => {
     render(<GateActions task={makeTask({ status: 'exec_review' })} baseBranch="main" steeringFiles={['.maestro/hooks/before-merge.sh']} runsElsewhere={files} onDone={() => {}} />);
     const said = screen.getByTestId('runs-elsewhere');
     expect(said.textContent).toBe(
-      'This change edits files that run code outside Maestro once merged: .github/workflows/ci.yml, package.json, .husky/pre-\\u{202e}commit, ci\\u{a}.yml. CI runs its workflows on the next push; git hooks, dev containers and editor tasks run on the machines of whoever checks it out; package scripts run on install and test.',
+      'This change edits files that run code outside Maestro once merged: .github/workflows/ci.yml, package.json, .husky/pre-\\u{202e}commit, ci\\u{a}.yml. CI runs its workflows on the next push; git hooks, dev containers, editor settings and tasks, and direnv or mise on entering the folder run on the machines of whoever checks it out; package scripts run on install and test.',
     );
     expect(said.getAttribute('role')).toBe('status');
     expect(screen.getByTestId('steering-files').nextElementSibling).toBe(said);
