@@ -65,9 +65,9 @@ export const RUNS_ELSEWHERE_PATHS: readonly string[] = [
   '.config/mise.toml',
   '.config/mise/config.toml',
   '.config/mise/conf.d',
+  '.miserc.toml', // mise's own settings for the project, among them MISE_ENV: which mise.<env>.toml is read (MISE_ENV_CONFIG)
   // Not listed: a Taskfile.yml (go-task), a justfile or a Makefile runs only the task a person names, like mise's
-  // tasks (mise-tasks/) when no hook calls them; an environment-specific mise.<env>.toml is read only under the
-  // MISE_ENV a person sets, and its name can be anything.
+  // tasks (mise-tasks/) when no hook calls them.
   // Package manager settings that run code on every install or script: yarn runs the file `yarnPath` names in
   // place of itself; npm's `node-options` (`--require ./x.js`) and `script-shell` run with every script.
   '.yarnrc.yml',
@@ -90,8 +90,15 @@ export const MANIFEST = 'package.json';
  */
 export const MANIFEST_COMMAND_FIELDS: readonly string[] = ['scripts', 'husky', 'simple-git-hooks', 'gitHooks', 'pre-commit', 'lint-staged'];
 
+/**
+ * mise's environment-specific configs (`mise.<env>.toml`, `.mise/config.<env>.toml`, …), read when MISE_ENV names
+ * the environment (a committed .miserc.toml can): any name, so a pattern and the glob pathspecs that find it.
+ */
+const MISE_ENV_CONFIG = /^(?:\.?mise|\.config\/mise)(?:\/config)?\.[^/]+\.toml$/;
+const MISE_ENV_PATHSPECS = ['mise', '.mise', '.config/mise'].flatMap((p) => [`:(glob)${p}.*.toml`, `:(glob)${p}/config.*.toml`]);
+
 /** Whether a changed path runs code elsewhere by its name alone: one of those paths, a file under one, or a folder above one. */
-export const runsElsewhere = (file: string): boolean => WATCHED.holds(file);
+export const runsElsewhere = (file: string): boolean => WATCHED.holds(file) || MISE_ENV_CONFIG.test(file);
 
 export const isManifest = (file: string): boolean => file === MANIFEST || file.endsWith(`/${MANIFEST}`);
 
@@ -99,7 +106,7 @@ export const isManifest = (file: string): boolean => file === MANIFEST || file.e
  * The paths that run code elsewhere by their name, as a diff asks for them: their pathspecs take every package.json
  * too, which a caller keeps only when its commands changed (git/runsElsewhere.ts).
  */
-export const RUNS_ELSEWHERE: WatchedPaths = { paths: RUNS_ELSEWHERE_PATHS, pathspecs: [...WATCHED.pathspecs, `:(glob)**/${MANIFEST}`], holds: runsElsewhere };
+export const RUNS_ELSEWHERE: WatchedPaths = { paths: RUNS_ELSEWHERE_PATHS, pathspecs: [...WATCHED.pathspecs, ...MISE_ENV_PATHSPECS, `:(glob)**/${MANIFEST}`], holds: runsElsewhere };
 
 /**
  * Whether a package.json's commands differ between two versions of it (null: the file is absent on that side).

