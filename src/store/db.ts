@@ -40,6 +40,11 @@ export interface Queryable {
    * straight to the live feeds, without reading them back.
    */
   readonly onEvent?: (e: MaestroEvent) => void;
+  /**
+   * Tests only (StoreOptions.handClock): leases and the registry go by the caller's injected clock on PostgreSQL
+   * too, for a suite that moves time by hand (ops/dbClock.ts). Unset: the database's clock there.
+   */
+  readonly handClock?: boolean;
 }
 
 export interface DBAdapter extends Queryable {

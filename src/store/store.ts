@@ -23,6 +23,11 @@ export type Clock = () => number;
 export interface StoreOptions {
   /** Tests only: the crash suites' seam between statements (store/faults.ts). */
   faults?: StoreFaults;
+  /**
+   * Tests only: leases, the merge lease and the daemons registry go by the injected clock on PostgreSQL too (a suite
+   * that moves time by hand). Without it they go by the database's clock there (ops/dbClock.ts).
+   */
+  handClock?: boolean;
 }
 
 /**
@@ -30,13 +35,14 @@ export interface StoreOptions {
  * (a coalesced NOTIFY, outside the transaction), and the listeners get the events the transaction
  * appended (the daemon's event feed publishes them without reading them back).
  */
-function announcing(raw: DBAdapter, engine: DBAdapter): { db: DBAdapter; onWrite: (listener: (events: readonly MaestroEvent[]) => void) => () => boolean } {
+function announcing(raw: DBAdapter, engine: DBAdapter, handClock: boolean): { db: DBAdapter; onWrite: (listener: (events: readonly MaestroEvent[]) => void) => () => boolean } {
   const writeListeners = new Set<(events: readonly MaestroEvent[]) => void>();
   const db: DBAdapter = {
     ...raw,
+    handClock,
     transaction: async (fn, label, options) => {
       const events: MaestroEvent[] = [];
-      const result = await raw.transaction((q) => fn({ ...q, onEvent: (e) => events.push(e) }), label, options);
+      const result = await raw.transaction((q) => fn({ ...q, handClock, onEvent: (e) => events.push(e) }), label, options);
       // Committed (a rollback threw above).
       if (events.length) void engine.notifyEvents?.();
       for (const l of writeListeners) l(events);
@@ -51,7 +57,7 @@ function announcing(raw: DBAdapter, engine: DBAdapter): { db: DBAdapter; onWrite
 }
 
 export function createStore(engine: DBAdapter, clock: Clock = Date.now, options: StoreOptions = {}) {
-  const { db, onWrite } = announcing(options.faults ? withFaults(engine, options.faults) : engine, engine);
+  const { db, onWrite } = announcing(options.faults ? withFaults(engine, options.faults) : engine, engine, options.handClock ?? false);
   const tx = <T>(label: string, fn: (q: Queryable, now: number) => Promise<T>, options?: TransactionOptions) => db.transaction((q) => fn(q, clock()), label, options);
 
   const ops: TaskOpsContext = { db, tx, clock };

@@ -8,7 +8,7 @@ import type { TaskEdit, TaskInput } from '../core/schemas.js';
 import type { TaskStatus } from '../core/status.js';
 import type { Gate, Task } from '../core/types.js';
 import type { DBAdapter, Queryable, TransactionOptions } from './db.js';
-import { advanceClaimed, claimableStamps, claimAndRecord, expireClaims, failClaim, heartbeatClaim, listClaimable, releaseIdleClaims, renewOwnedLeases, type ClaimDecision, type Fence, type TakeOver } from './ops/claim.js';
+import { advanceClaimed, claimableStamps, claimAndRecord, expireClaims, failClaim, heartbeatClaim, leaseEndsInMs, listClaimable, releaseIdleClaims, renewOwnedLeases, type ClaimDecision, type Fence, type TakeOver } from './ops/claim.js';
 import { claimBest, type ClaimBestOptions } from './ops/claimBest.js';
 import { claimBestPg } from './ops/claimBestPg.js';
 import { createTask } from './ops/createTask.js';
@@ -133,6 +133,8 @@ export function taskClaims({ db, tx, clock }: TaskOpsContext) {
         ? tx('tasks.claimBest', (q, now) => claimBestPg(q, { ...opts, now }), { oneStatement: true })
         : tx('tasks.claimBest', (q, now) => claimBest(q, { ...opts, now })),
     heartbeat: (f: Omit<Fence, 'now'>, leaseMs: number) => heartbeatClaim(db, { ...f, leaseMs, now: clock() }),
+    /** Until the task's lease ends (negative: ended), by the lease clock (the database's on PostgreSQL); null: none. */
+    leaseEndsIn: (id: string) => leaseEndsInMs(db, { id, now: clock() }),
     /** Expired claims back to ready, or (with `takeOver`) taken over where their stage allows (ops/claim.ts). */
     expireClaims: (takeOver?: TakeOver) => tx('tasks.expireClaims', (q, now) => expireClaims(q, { now, takeOver })),
     /** A stopping daemon's tasks with no run in flight: their leases end now, with an event each (ops/claim.ts). */

@@ -38,7 +38,7 @@ interface Model {
 
 async function check(db: DBAdapter, ops: Op[], runIndex: number): Promise<void> {
   let now = 1_000_000;
-  const store = createStore(db, () => now);
+  const store = createStore(db, () => now, { handClock: true }); // time moves by hand, on PostgreSQL too
   const p = await store.projects.create({ name: `model-${runIndex}`, repoPath: '/r' });
   const task = await store.tasks.create({ projectId: p.id, title: 'contested' });
   const m: Model = { status: 'ready', owner: null, attempt: 0, lease: null, held: {} };

@@ -220,8 +220,8 @@ async function whyNotStarted(store: Store, slots: ApiDeps['slots'], task: Task):
 async function claimedElsewhere(store: Store, owner: string | undefined, task: Task): Promise<TaskDetail['claimedElsewhere']> {
   if (!task.claimedBy || task.claimedBy === owner || !IN_FLIGHT_STATUSES.includes(task.status)) return null;
   const heard = await store.daemons.lastHeard(task.claimedBy);
-  const now = store.clock();
-  return { daemon: task.claimedBy, lastHeardMsAgo: heard, leaseEndsInMs: task.leaseExpiresAt === null ? null : task.leaseExpiresAt - now };
+  // By the lease's own clock (the database's on PostgreSQL): this host's may be minutes off the one that stamped it.
+  return { daemon: task.claimedBy, lastHeardMsAgo: heard, leaseEndsInMs: task.leaseExpiresAt === null ? null : await store.tasks.leaseEndsIn(task.id) };
 }
 
 /**

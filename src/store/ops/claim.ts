@@ -13,6 +13,9 @@
  *   complete:  a fenced transition by (owner, attempt) with a live lease
  *   fail:      fenced, back to ready with a backoff, claim cleared
  *
+ * Leases are stamped and compared by one clock for all daemons: the database's on
+ * PostgreSQL, where their hosts' clocks may disagree (ops/dbClock.ts).
+ *
  * (owner, attempt) is the fence: attempt only grows, so a claimer that lost
  * its lease (expired and re-claimed by someone else) can never complete or
  * fail the task afterwards. Each compare-and-set is a single UPDATE whose
@@ -28,6 +31,7 @@ import { appendEvent } from './events.js';
 import { recordDecision, type Competitor } from './decisions.js';
 import type { ScoreBreakdown } from '../../core/scoring.js';
 import { fieldSets, type TransitionFields } from './transitionTask.js';
+import { dbNow } from './dbClock.js';
 
 export interface ClaimResult {
   won: boolean;
@@ -43,10 +47,10 @@ export interface ClaimDecision {
 
 export async function claimTask(db: Queryable, opts: { id: string; owner: string; now: number; leaseMs: number }): Promise<ClaimResult & { projectId?: string }> {
   const rows = await db.all<{ attempt: number; project_id: string }>(
-    `UPDATE tasks SET status = 'queued', claimed_at = $1, claimed_by = $2, attempt = attempt + 1, lease_expires_at = $3, updated_at = $1
+    `UPDATE tasks SET status = 'queued', claimed_at = $1, claimed_by = $2, attempt = attempt + 1, lease_expires_at = ${dbNow(db, '$1')} + $3, updated_at = $1
      WHERE id = $4 AND status = 'ready' AND claimed_at IS NULL AND (next_eligible_at IS NULL OR next_eligible_at <= $1)
      RETURNING attempt, project_id`,
-    [opts.now, opts.owner, opts.now + opts.leaseMs, opts.id],
+    [opts.now, opts.owner, opts.leaseMs, opts.id],
   );
   return rows[0] ? { won: true, attempt: Number(rows[0].attempt), projectId: String(rows[0].project_id) } : { won: false, attempt: 0 };
 }
@@ -94,10 +98,9 @@ export async function claimableStamps(db: Queryable, opts: { now: number; limit?
 
 /** Statuses as an SQL list of literals (they are the fixed names of core/status.ts, never input). */
 export const inList = (statuses: readonly TaskStatus[]) => statuses.map((s) => `'${s}'`).join(', ');
-const LIVE_FENCE = `id = $ID AND claimed_by = $OWNER AND attempt = $ATTEMPT AND lease_expires_at >= $NOW AND status IN (${inList(IN_FLIGHT_STATUSES)})`;
-
-function fence(first: number): string {
-  return LIVE_FENCE.replace('$ID', `$${first}`).replace('$OWNER', `$${first + 1}`).replace('$ATTEMPT', `$${first + 2}`).replaceAll('$NOW', `$${first + 3}`);
+/** The claimer's fence with its placeholders numbered from `first`: id, owner, attempt, now (the lease still live). */
+function fence(q: Queryable, first: number): string {
+  return `id = $${first} AND claimed_by = $${first + 1} AND attempt = $${first + 2} AND lease_expires_at >= ${dbNow(q, `$${first + 3}`)} AND status IN (${inList(IN_FLIGHT_STATUSES)})`;
 }
 
 export interface Fence {
@@ -108,11 +111,12 @@ export interface Fence {
 }
 
 export async function heartbeatClaim(db: Queryable, opts: Fence & { leaseMs: number }): Promise<boolean> {
-  const changed = await db.run(`UPDATE tasks SET lease_expires_at = $1 WHERE ${fence(2)}`, [opts.now + opts.leaseMs, opts.id, opts.owner, opts.attempt, opts.now]);
+  const changed = await db.run(`UPDATE tasks SET lease_expires_at = ${dbNow(db, '$5')} + $1 WHERE ${fence(db, 2)}`, [opts.leaseMs, opts.id, opts.owner, opts.attempt, opts.now]);
   return changed === 1;
 }
 
-const EXPIRED = `status IN (${inList(REQUEUEABLE_STATUSES)}) AND lease_expires_at IS NOT NULL AND lease_expires_at < $1`;
+/** A claim whose lease is past due; `$1` is the caller's clock (ops/dbClock.ts). */
+const expired = (q: Queryable) => `status IN (${inList(REQUEUEABLE_STATUSES)}) AND lease_expires_at IS NOT NULL AND lease_expires_at < ${dbNow(q, '$1')}`;
 
 /** Who takes over the tasks whose stage can go on elsewhere (TAKEN_OVER_AT_STAGE); without it every expired task goes to ready. */
 export interface TakeOver {
@@ -136,13 +140,13 @@ export interface TakeOver {
  */
 export async function expireClaims(q: Queryable, opts: { now: number; takeOver?: TakeOver }): Promise<string[]> {
   const due = await q.all<{ id: string; status: TaskStatus; project_id: string; claimed_by: string | null }>(
-    `SELECT id, status, project_id, claimed_by FROM tasks WHERE ${EXPIRED} ORDER BY id`,
+    `SELECT id, status, project_id, claimed_by FROM tasks WHERE ${expired(q)} ORDER BY id`,
     [opts.now],
   );
   const taken: string[] = [];
   for (const t of due) {
     if (opts.takeOver && t.claimed_by === opts.takeOver.owner) {
-      await q.run(`UPDATE tasks SET lease_expires_at = $2 WHERE ${EXPIRED} AND id = $3 AND status = $4 AND claimed_by = $5`, [opts.now, opts.now + opts.takeOver.leaseMs, t.id, t.status, t.claimed_by]);
+      await q.run(`UPDATE tasks SET lease_expires_at = ${dbNow(q, '$1')} + $2 WHERE ${expired(q)} AND id = $3 AND status = $4 AND claimed_by = $5`, [opts.now, opts.takeOver.leaseMs, t.id, t.status, t.claimed_by]);
       continue;
     }
     const over = opts.takeOver && t.claimed_by !== null && TAKEN_OVER_AT_STAGE.includes(t.status) ? await takeOverAtStage(q, { ...t, claimed_by: t.claimed_by }, opts.takeOver, opts.now) : null;
@@ -150,7 +154,7 @@ export async function expireClaims(q: Queryable, opts: { now: number; takeOver?:
       const changed = await q.run(
         `UPDATE tasks SET status = 'ready', claimed_at = NULL, claimed_by = NULL, lease_expires_at = NULL, updated_at = $1,
            last_run_error = 'lease expired: the claimer stopped heartbeating'
-         WHERE ${EXPIRED} AND id = $2 AND status = $3`,
+         WHERE ${expired(q)} AND id = $2 AND status = $3`,
         [opts.now, t.id, t.status],
       );
       if (changed !== 1) continue;
@@ -165,10 +169,10 @@ export async function expireClaims(q: Queryable, opts: { now: number; takeOver?:
 /** One expired task claimed by `by.owner` in its status (compare-and-set on the status and the old owner), with its event. Whether it was. */
 async function takeOverAtStage(q: Queryable, t: { id: string; status: TaskStatus; project_id: string; claimed_by: string }, by: TakeOver, now: number): Promise<boolean> {
   const rows = await q.all<{ attempt: number }>(
-    `UPDATE tasks SET claimed_by = $2, claimed_at = $1, attempt = attempt + 1, lease_expires_at = $3, updated_at = $1
-     WHERE ${EXPIRED} AND id = $4 AND status = $5 AND claimed_by = $6
+    `UPDATE tasks SET claimed_by = $2, claimed_at = $1, attempt = attempt + 1, lease_expires_at = ${dbNow(q, '$1')} + $3, updated_at = $1
+     WHERE ${expired(q)} AND id = $4 AND status = $5 AND claimed_by = $6
      RETURNING attempt`,
-    [now, by.owner, now + by.leaseMs, t.id, t.status, t.claimed_by],
+    [now, by.owner, by.leaseMs, t.id, t.status, t.claimed_by],
   );
   if (!rows[0]) return false;
   // The decision log says who holds the task now: the score it was claimed with, the taker's, and no competitors
@@ -193,12 +197,13 @@ async function takeOverAtStage(q: Queryable, t: { id: string; status: TaskStatus
  */
 export async function releaseIdleClaims(q: Queryable, opts: { owner: string; now: number }): Promise<string[]> {
   // Not merging: a merge runs under the project's merge lease (daemon/mergeCoordinator.ts), not a task's claim.
-  const idle = `claimed_by = $1 AND status IN (${inList(REQUEUEABLE_STATUSES.filter((s) => s !== 'merging'))}) AND lease_expires_at > $2
+  const now = dbNow(q, '$2');
+  const idle = `claimed_by = $1 AND status IN (${inList(REQUEUEABLE_STATUSES.filter((s) => s !== 'merging'))}) AND lease_expires_at > ${now}
     AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.task_id = tasks.id AND runs.status = 'running')`;
   const held = await q.all<{ id: string; status: TaskStatus; project_id: string; attempt: number }>(`SELECT id, status, project_id, attempt FROM tasks WHERE ${idle} ORDER BY id`, [opts.owner, opts.now]);
   const released: string[] = [];
   for (const t of held) {
-    const changed = await q.run(`UPDATE tasks SET lease_expires_at = $2 WHERE ${idle} AND id = $3 AND attempt = $4`, [opts.owner, opts.now, t.id, t.attempt]);
+    const changed = await q.run(`UPDATE tasks SET lease_expires_at = ${now} WHERE ${idle} AND id = $3 AND attempt = $4`, [opts.owner, opts.now, t.id, t.attempt]);
     if (changed !== 1) continue;
     released.push(t.id);
     await appendEvent(q, { projectId: t.project_id, taskId: t.id, type: 'task.released', payload: { owner: opts.owner, status: t.status, reason: `${opts.owner} stopped with no run of the task in flight: its lease ends now` } }, opts.now);
@@ -219,7 +224,7 @@ export async function advanceClaimed(db: Queryable, opts: Fence & { from: TaskSt
   else if (!IN_FLIGHT_STATUSES.includes(opts.to)) sets.push('claimed_by = NULL', 'lease_expires_at = NULL');
   const first = params.length + 1;
   params.push(opts.id, opts.owner, opts.attempt, opts.now, opts.from);
-  const changed = await db.run(`UPDATE tasks SET ${sets.join(', ')} WHERE ${fence(first)} AND status = $${first + 4}`, params);
+  const changed = await db.run(`UPDATE tasks SET ${sets.join(', ')} WHERE ${fence(db, first)} AND status = $${first + 4}`, params);
   return changed === 1;
 }
 
@@ -228,7 +233,7 @@ export async function failClaim(db: Queryable, opts: Fence & { error: string; ba
   const changed = await db.run(
     `UPDATE tasks SET status = 'ready', claimed_at = NULL, claimed_by = NULL, lease_expires_at = NULL, last_run_error = $1,
        next_eligible_at = $2, updated_at = $3
-     WHERE ${fence(4)} AND status IN (${inList(REQUEUEABLE_STATUSES)})`,
+     WHERE ${fence(db, 4)} AND status IN (${inList(REQUEUEABLE_STATUSES)})`,
     [opts.error, opts.now + opts.backoffMs, opts.now, opts.id, opts.owner, opts.attempt, opts.now],
   );
   return changed === 1;
@@ -241,5 +246,11 @@ export async function failClaim(db: Queryable, opts: Fence & { error: string; ba
  * owner and adopts the task's running worker.
  */
 export async function renewOwnedLeases(db: Queryable, opts: { owner: string; now: number; leaseMs: number }): Promise<number> {
-  return db.run(`UPDATE tasks SET lease_expires_at = $1 WHERE claimed_by = $2 AND status IN (${inList(IN_FLIGHT_STATUSES)})`, [opts.now + opts.leaseMs, opts.owner]);
+  return db.run(`UPDATE tasks SET lease_expires_at = ${dbNow(db, '$3')} + $1 WHERE claimed_by = $2 AND status IN (${inList(IN_FLIGHT_STATUSES)})`, [opts.leaseMs, opts.owner, opts.now]);
+}
+
+/** How long until the task's lease ends (negative: it has ended), by the lease clock; null when it has none. */
+export async function leaseEndsInMs(db: Queryable, opts: { id: string; now: number }): Promise<number | null> {
+  const row = await db.one<{ ends_in: number | null }>(`SELECT lease_expires_at - ${dbNow(db, '$2')} AS ends_in FROM tasks WHERE id = $1`, [opts.id, opts.now]);
+  return row?.ends_in == null ? null : Number(row.ends_in);
 }

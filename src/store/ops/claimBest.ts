@@ -16,6 +16,7 @@ import type { Queryable, SqlValue } from '../db.js';
 import type { ClaimDecision } from './claim.js';
 import type { NewEvent } from './events.js';
 import { toEvent, type Row } from '../rows.js';
+import { dbNow } from './dbClock.js';
 
 export interface RankedCandidate {
   id: string;
@@ -113,10 +114,10 @@ export async function claimBest(q: Queryable, o: ClaimBestOptions): Promise<Clai
   if (!chosen.length) return [];
   // The rows are locked (or the database is): the WHERE clause re-checks them anyway.
   const rows = await q.all<{ id: string; attempt: number; project_id: string }>(
-    `UPDATE tasks SET status = 'queued', claimed_at = $1, claimed_by = $3, attempt = attempt + 1, lease_expires_at = $4, updated_at = $1
+    `UPDATE tasks SET status = 'queued', claimed_at = $1, claimed_by = $3, attempt = attempt + 1, lease_expires_at = ${dbNow(q, '$1')} + $4, updated_at = $1
      WHERE ${inSlice(q, '$2')} AND ${claimableById(q)}
      RETURNING id, attempt, project_id`,
-    [o.now, sliceParam(q, chosen), o.owner, o.now + o.leaseMs],
+    [o.now, sliceParam(q, chosen), o.owner, o.leaseMs],
   );
   const rank = new Map(chosen.map((id, i) => [id, i]));
   const won = rows.map((r) => ({ id: r.id, projectId: String(r.project_id), attempt: Number(r.attempt) })).sort((a, b) => rank.get(a.id)! - rank.get(b.id)!);

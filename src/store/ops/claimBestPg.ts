@@ -12,8 +12,10 @@ import type { Queryable } from '../db.js';
 import { toEvent, type Row } from '../rows.js';
 import type { ClaimBestOptions, Claimed } from './claimBest.js';
 import type { ClaimDecision } from './claim.js';
+import { dbNow } from './dbClock.js';
 
-const SQL = `
+/** The statement, with the lease by the database's clock (ops/dbClock.ts), or by `$1` for a suite that moves time by hand. */
+const sql = (leaseNow: string) => `
 WITH slice AS (
   SELECT s.id, s.pos FROM json_array_elements_text($2::json) WITH ORDINALITY AS s(id, pos)
 ), free AS (
@@ -24,7 +26,7 @@ WITH slice AS (
   SELECT id, pos FROM (SELECT free.*, ROW_NUMBER() OVER (PARTITION BY project_id ORDER BY pos) AS n FROM free) f
   WHERE n <= COALESCE((($6::json) ->> project_id)::int, $3)
 ), claimed AS (
-  UPDATE tasks t SET status = 'queued', claimed_at = $1, claimed_by = $4, attempt = t.attempt + 1, lease_expires_at = $5, updated_at = $1
+  UPDATE tasks t SET status = 'queued', claimed_at = $1, claimed_by = $4, attempt = t.attempt + 1, lease_expires_at = ${leaseNow} + $5, updated_at = $1
   FROM capped WHERE t.id = capped.id
   RETURNING t.id, t.attempt, t.project_id, capped.pos
 ), decided AS (
@@ -42,6 +44,8 @@ WITH slice AS (
   RETURNING *
 )
 SELECT * FROM ev ORDER BY id`;
+const BY_DATABASE = sql(dbNow({ dialect: 'postgres' }, '$1'));
+const BY_HAND = sql(dbNow({ dialect: 'postgres', handClock: true }, '$1'));
 
 export async function claimBestPg(q: Queryable, o: ClaimBestOptions): Promise<Claimed[]> {
   if (o.max <= 0 || !o.ranked.length) return [];
@@ -53,7 +57,8 @@ export async function claimBestPg(q: Queryable, o: ClaimBestOptions): Promise<Cl
     const d = o.decisionFor?.(c.id);
     if (d) decisions[c.id] = d;
   }
-  const rows = await q.all<Row>(SQL, [o.now, JSON.stringify(o.ranked.map((c) => c.id)), o.max, o.owner, o.now + o.leaseMs, JSON.stringify(caps), JSON.stringify(decisions)], { prepare: 'maestro_claim_best' });
+  const params = [o.now, JSON.stringify(o.ranked.map((c) => c.id)), o.max, o.owner, o.leaseMs, JSON.stringify(caps), JSON.stringify(decisions)];
+  const rows = await q.all<Row>(q.handClock ? BY_HAND : BY_DATABASE, params, { prepare: q.handClock ? 'maestro_claim_best_by_hand' : 'maestro_claim_best' });
   return rows.map((r) => {
     const e = toEvent(r);
     q.onEvent?.(e);

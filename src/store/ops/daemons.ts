@@ -7,16 +7,15 @@
 import { DAEMON_ROW_LIMITS, daemonSettingsSchema, type DaemonSettings } from '../../core/daemonSettings.js';
 import { MaestroError } from '../../core/errors.js';
 import type { Queryable } from '../db.js';
+import { dbNow } from './dbClock.js';
 
 /**
- * The registry's clock. On PostgreSQL the daemons run on several hosts whose clocks may disagree by minutes: a
- * heartbeat stamped by its writer's clock and aged by the reader's said "heard in 5 minutes", or "stale" of a live
- * daemon. So there every heartbeat, start and age in this table is by the database's clock (`now()`), and `$n`
- * (the caller's clock) only types the placeholder; SQLite is one machine, where it is the caller's (injected) clock.
+ * The registry's clock, and the merge lease's: the database's on PostgreSQL (ops/dbClock.ts). The daemons' hosts may
+ * disagree by minutes: a heartbeat stamped by its writer's clock and aged by the reader's said "heard in 5 minutes",
+ * or "stale" of a live daemon; a merge lease taken by a host running behind held the project for minutes after its
+ * daemon died, and one running ahead took a live daemon's lease in the middle of its merge.
  */
-function registryNow(db: Queryable, param: string): string {
-  return db.dialect === 'postgres' ? `COALESCE((extract(epoch from now()) * 1000)::bigint, ${param}::bigint)` : param;
-}
+const registryNow = dbNow;
 
 /** A registry text as read back: at most its limit (and `…`); only a database writer can make it longer. */
 function capped(column: 'name' | 'host' | 'home'): string {
@@ -131,18 +130,18 @@ export async function unregisterDaemon(db: Queryable, name: string): Promise<voi
 
 export async function takeMergeLease(db: Queryable, opts: { projectId: string; owner: string; now: number; leaseMs: number }): Promise<boolean> {
   const rows = await db.all<{ owner: string }>(
-    `INSERT INTO merge_locks (project_id, owner, expires_at) VALUES ($1, $2, $3)
+    `INSERT INTO merge_locks (project_id, owner, expires_at) VALUES ($1, $2, ${registryNow(db, '$4')} + $3)
      ON CONFLICT (project_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
-     WHERE merge_locks.expires_at < $4 OR merge_locks.owner = excluded.owner
+     WHERE merge_locks.expires_at < ${registryNow(db, '$4')} OR merge_locks.owner = excluded.owner
      RETURNING owner`,
-    [opts.projectId, opts.owner, opts.now + opts.leaseMs, opts.now],
+    [opts.projectId, opts.owner, opts.leaseMs, opts.now],
   );
   return rows[0]?.owner === opts.owner;
 }
 
 /** Whether another daemon holds the project's merge lease now (a read: takeMergeLease writes even when it fails). */
 export async function mergeLeaseHeldElsewhere(db: Queryable, opts: { projectId: string; owner: string; now: number }): Promise<boolean> {
-  return !!(await db.one(`SELECT 1 AS yes FROM merge_locks WHERE project_id = $1 AND owner <> $2 AND expires_at >= $3`, [opts.projectId, opts.owner, opts.now]));
+  return !!(await db.one(`SELECT 1 AS yes FROM merge_locks WHERE project_id = $1 AND owner <> $2 AND expires_at >= ${registryNow(db, '$3')}`, [opts.projectId, opts.owner, opts.now]));
 }
 
 export async function releaseMergeLease(db: Queryable, projectId: string, owner: string): Promise<void> {
