@@ -59,9 +59,16 @@ describe.skipIf(!pgAvailable())('leases of daemons whose clocks disagree, on one
     const short = await here.tasks.create({ projectId: project.id, title: 'short lease by here' });
     await here.tasks.claim(short.id, 'here', SHORT_MS);
     await poll(async () => (await ahead.tasks.expireClaims({ owner: 'ahead', leaseMs: LEASE_MS })).includes(short.id), 'the host ahead expires a lease that ran out', 30_000);
+    // Leases the host ahead stamps (its scheduler's claim, its renewals) end a lease from now, seen from here.
+    const byAhead = await here.tasks.create({ projectId: project.id, title: 'held by ahead' });
+    expect(await ahead.tasks.claimBest({ ranked: [{ id: byAhead.id, projectId: project.id }], owner: 'ahead', leaseMs: LEASE_MS, max: 1 })).toMatchObject([{ id: byAhead.id, attempt: 1 }]);
+    expect(await here.tasks.leaseEndsIn(byAhead.id)).toBeLessThanOrEqual(LEASE_MS);
+    expect(await ahead.tasks.renewOwnedLeases('ahead', LEASE_MS)).toBe(1);
+    expect(await ahead.tasks.heartbeat({ id: byAhead.id, owner: 'ahead', attempt: 1 }, LEASE_MS)).toBe(true);
+    expect(await here.tasks.leaseEndsIn(byAhead.id)).toBeLessThanOrEqual(LEASE_MS);
     // …and one the host ahead took runs out for the other host when it ends (not 5 minutes later).
     const fromAhead = await here.tasks.create({ projectId: project.id, title: 'short lease by ahead' });
-    await ahead.tasks.claim(fromAhead.id, 'ahead', SHORT_MS);
+    await ahead.tasks.claimBest({ ranked: [{ id: fromAhead.id, projectId: project.id }], owner: 'ahead', leaseMs: SHORT_MS, max: 1 });
     await poll(async () => (await here.tasks.expireClaims({ owner: 'here', leaseMs: LEASE_MS })).includes(fromAhead.id), 'here expires the lease the host ahead let run out', 30_000);
     expect(await here.tasks.get(fromAhead.id)).toMatchObject({ status: 'ready', claimedBy: null, lastRunError: 'lease expired: the claimer stopped heartbeating' });
     expect(await here.tasks.get(held.id)).toMatchObject({ status: 'executing', claimedBy: 'here', attempt: 1 });
