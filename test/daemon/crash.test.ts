@@ -172,7 +172,7 @@ describe.each([
       failures.push(...afterKill.map((p) => `${point}, after the kill: ${p}`));
       // And the work goes on from there to the end, the log still whole.
       const clock = await workloadClock(createStore(f.db));
-      const store = createStore(f.db, clock.now);
+      const store = createStore(f.db, clock.now, { handClock: true }); // leases by the workload's clock, on PostgreSQL too
       await runWorkload(store, clock);
       failures.push(...(await eventLogProblems(store)).map((p) => `${point}, after resuming: ${p}`));
       open.delete(f.db);

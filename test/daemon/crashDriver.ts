@@ -28,7 +28,7 @@ const faults = {
 const db = await openMigratedDatabase(url);
 const probe = createStore(db);
 const clock = await workloadClock(probe);
-const store = createStore(db, clock.now, { faults });
+const store = createStore(db, clock.now, { faults, handClock: true }); // leases by the workload's clock, on PostgreSQL too
 await runWorkload(store, clock);
 await store.close();
 process.stdout.write('finished\n');
