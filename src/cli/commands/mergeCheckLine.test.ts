@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { mergeCheckLine } from './mergeCheckLine.js';
+
+describe('mergeCheckLine', () => {
+  it('says main is being merged in, then which check runs, with the round and the daemon', () => {
+    const check = { runId: 'r1', daemon: 'build-1', check: null, round: 1, maxRounds: 3 };
+    expect(mergeCheckLine(check, 'trunk')).toBe("Checking the merge with trunk: trunk is being merged into its branch, then the project's checks run on it. Nothing lands until they pass. Merge check 1 of at most 3, on daemon build-1.");
+    expect(mergeCheckLine({ ...check, check: 'unit tests', round: 2 }, 'trunk')).toBe('Checking the merge with trunk: check unit tests runs on its branch merged with trunk. Nothing lands until the checks pass. Merge check 2 of at most 3, on daemon build-1.');
+  });
+
+  it('leaves the round out when it is not known, and keeps a name with a line break on one line', () => {
+    const line = mergeCheckLine({ runId: 'r1', daemon: null, check: 'lint\nSTATUS: all good', round: null, maxRounds: null }, 'main');
+    expect(line).toBe('Checking the merge with main: check lint\\u{a}STATUS: all good runs on its branch merged with main. Nothing lands until the checks pass.');
+    expect(line.split('\n')).toHaveLength(1);
+  });
+});

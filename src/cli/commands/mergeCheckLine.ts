@@ -1,0 +1,16 @@
+/**
+ * `task show` of a task in merging whose merge check is at work (the task detail's `mergeCheck`,
+ * api/routes/mergeCheckNow.ts): what it is doing, as the board's task detail says it, so the task does not look stuck
+ * from the terminal either.
+ */
+import type { TaskDetail } from '../../api/wire/responses.js';
+import { oneLine } from '../../lib/visible.js';
+
+export function mergeCheckLine(check: NonNullable<TaskDetail['mergeCheck']>, baseBranch: string): string {
+  const base = oneLine(baseBranch);
+  const doing = check.check === null
+    ? `Checking the merge with ${base}: ${base} is being merged into its branch, then the project's checks run on it. Nothing lands until they pass.`
+    : `Checking the merge with ${base}: check ${oneLine(check.check)} runs on its branch merged with ${base}. Nothing lands until the checks pass.`;
+  const round = check.round !== null && check.maxRounds !== null && check.daemon !== null ? ` Merge check ${check.round} of at most ${check.maxRounds}, on daemon ${oneLine(check.daemon)}.` : '';
+  return doing + round;
+}
