@@ -51,14 +51,17 @@ export async function carsFor(deps: CarDeps, project: Project, repo: string, rem
 /**
  * A passed merge check whose push failed (a remote that refused it a moment): the remote's branch is still the
  * approved commit, behind the checked merge this clone's branch holds. That branch is pushed now (a fast-forward
- * only) and the checked commit rides; a push refused again is retried later, as any. Undefined when the remote has
- * the checked commit, or this clone does not hold it: the car is the remote's, as it is.
+ * only) and the checked commit rides; a push refused again is retried later, as any. When this clone does not hold
+ * it (another daemon checked it), the merge is checked again (checkAgain). Undefined when the remote has the checked
+ * commit, or its branch is neither that nor the approved commit: the car is the remote's, as it is.
  */
 async function checkedHere(deps: CarDeps, task: Task, project: Project, repo: string, remote: string | null, branch: string, tip: string): Promise<Car | null | undefined> {
   const checked = mergeChecked(task);
   if (!remote || !checked || tip === checked.commitSha) return undefined;
   const ref = `refs/heads/${branch}`;
-  if ((await readLocal(repo, ref)) !== checked.commitSha || !(await isAncestor(repo, tip, checked.commitSha))) return undefined;
+  if ((await readLocal(repo, ref)) !== checked.commitSha || !(await isAncestor(repo, tip, checked.commitSha))) {
+    return tip === checked.approved ? await checkAgain(deps, task, remote, branch, tip, checked.commitSha) : undefined;
+  }
   try {
     await deps.repos.pushBranchNow(project, repo, branch);
   } catch (err) {
@@ -66,6 +69,18 @@ async function checkedHere(deps: CarDeps, task: Task, project: Project, repo: st
     return null;
   }
   return { task, branch, ref, tip: checked.commitSha };
+}
+
+/**
+ * The remote's branch is still the approved commit, and this clone does not hold the checked merge (another daemon's
+ * merge check whose push failed): that commit cannot land from here, and the branch did not move after its review.
+ * The check is forgotten, so this train checks the approved commit's merge with main again; nothing lands unchecked.
+ * Null (the car waits for the next train) when the task moved on or was checked again meanwhile.
+ */
+async function checkAgain(deps: CarDeps, task: Task, remote: string, branch: string, tip: string, lost: string): Promise<Car | null> {
+  const reason = `the merge check's commit ${lost.slice(0, 12)} is not on the remote ${remote} nor in this clone (its push failed): the merge is checked again`;
+  const fresh = await deps.store.tasks.forgetMergeCheck(task.id, lost, reason);
+  return fresh ? { task: fresh, branch, ref: `refs/remotes/${remote}/${branch}`, tip } : null;
 }
 
 const readLocal = async (repo: string, ref: string) => {

@@ -21,6 +21,7 @@ import { assertActive } from './ops/projects.js';
 import { countTasks, findTask, getTask, listTasks, taskRow, tasksByIds, type TaskFilter } from './ops/getTask.js';
 import { cancelTask, hasSubtasks, retryWithSubtasks } from './ops/taskTree.js';
 import { backToMerging, freshVersion, parkedWhileMerging, takeResolution } from './ops/conflictRetry.js';
+import { forgetMergeCheck } from './ops/forgetMergeCheck.js';
 import { transitionTask, type TransitionFields } from './ops/transitionTask.js';
 import { retryToReady } from './ops/retryToReady.js';
 import { supersededVersions } from './ops/supersededVersions.js';
@@ -201,6 +202,8 @@ export function taskGates({ db, tx }: TaskOpsContext) {
      * knowledge), recorded as a `project.settings_files` event naming the task; `runsElsewhere`: what it changed that
      * runs outside Maestro (core/runsElsewhere.ts: CI, git hooks, package scripts), a `project.runs_elsewhere` event.
      */
+    /** A passed merge check whose commit no clone can land is forgotten: the merge is checked again (ops/forgetMergeCheck.ts). Null: left alone. */
+    forgetMergeCheck: (id: string, commitSha: string, reason: string) => tx('tasks.forgetMergeCheck', (q, now) => forgetMergeCheck(q, { id, commitSha, reason, now })),
     recordMerge: (m: { taskId: string; projectId: string; branch: string; sha: string | null; how: string; previousSha?: string | null; settingsFiles?: string[]; runsElsewhere?: string[]; title?: string }) =>
       tx('tasks.recordMerge', async (q, now) => {
         await q.run(`INSERT INTO merges (task_id, project_id, branch, commit_sha, merged_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (task_id) DO NOTHING`, [m.taskId, m.projectId, m.branch, m.sha, now]);

@@ -4,7 +4,7 @@
  * branch was cut (no fast-forward), the project's checks run on the merged tree before anything lands, and only
  * the commit they passed on lands.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reviewedCommit } from '../../src/core/reviewed.js';
@@ -174,6 +174,45 @@ describe('the merge queue: checks on the merged tree before a merge lands', () =
     const checked = reviewedCommit(done)!;
     expect(git(remote, 'rev-parse', `refs/heads/maestro/${b.id}-v1`)).toBe(checked);
     expect(git(remote, 'rev-parse', 'main')).toBe(checked);
+    expect(git(remote, 'ls-tree', '--name-only', 'main').split('\n')).toEqual(expect.arrayContaining(['a.txt', 'b.txt']));
+  });
+
+  it('on a shared remote, a checked commit whose push failed and that the clone lacks: checked again, never parked as moved', async () => {
+    // One daemon stands for two: stopped after its check's push failed, its clone's branch put back on the approved
+    // commit as another daemon's clone has it (it never fetched the checked merge), then started again on that clone.
+    const home = tempDir('maestro-home-');
+    const { d, repo: remote, a, b } = await twoReviewed({ checks: [{ name: 'readme', command: 'test -f README.md' }] }, { shared: true, home });
+    await approveAndWait(d, a.id, 'done');
+    const refuse = join(remote, 'refuse');
+    writeFileSync(refuse, '');
+    writeFileSync(join(remote, 'hooks', 'pre-receive'), `#!/bin/sh\nwhile read old new ref; do\n  if [ "$ref" = "refs/heads/maestro/${b.id}-v1" ] && [ -f '${refuse}' ]; then echo "not now" >&2; exit 1; fi\ndone\n`, { mode: 0o755 });
+    const approved = reviewedCommit(await d.store.tasks.get(b.id))!;
+    expect((await daemonRequest(d, 'POST', `/api/tasks/${b.id}/approve`, { who: 'ada' })).status).toBe(200);
+    d.orchestrator.kick();
+    const lost = await until(d.bus, async () => {
+      const t = await d.store.tasks.get(b.id);
+      const pushFailed = (await d.store.events.list({ taskId: b.id, type: 'git.push_failed' })).events.length > 0;
+      return pushFailed && reviewedCommit(t) !== approved ? reviewedCommit(t) : null;
+    }, 'a passed merge check whose push failed');
+    await d.stop({ graceMs: 2000 });
+    daemon = null;
+    const clone = join(home, 'clones', b.projectId);
+    git(clone, 'update-ref', `refs/heads/maestro/${b.id}-v1`, approved);
+    rmSync(refuse);
+    const other = (daemon = await startTestDaemon({ tickMs: 100, home }));
+    other.orchestrator.kick();
+    const done = await until(other.bus, async () => {
+      const t = await other.store.tasks.get(b.id);
+      if (t.status === 'needs_attention') throw new Error(t.lastRunError ?? 'needs_attention');
+      return t.status === 'done' ? t : null;
+    }, 'done after a second merge check');
+    expect(await kinds(other, b.id)).toEqual(['execute:succeeded', 'review:succeeded', 'merge_check:succeeded', 'merge_check:succeeded']);
+    const forgotten = (await other.store.events.list({ taskId: b.id, type: 'merge.check_lost' })).events;
+    expect(forgotten.map((e) => e.payload.commit)).toEqual([lost]);
+    // The commit the second check passed on lands (the same merge made again may be the very same commit).
+    const checked = reviewedCommit(done)!;
+    expect(git(remote, 'rev-parse', 'main')).toBe(checked);
+    expect(git(remote, 'merge-base', '--is-ancestor', approved, 'main')).toBe('');
     expect(git(remote, 'ls-tree', '--name-only', 'main').split('\n')).toEqual(expect.arrayContaining(['a.txt', 'b.txt']));
   });
 
