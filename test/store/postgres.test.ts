@@ -10,6 +10,7 @@ import { defineArchiveContract } from './contractArchive.js';
 import { defineAutoApprovalContract } from './contractAutoApproval.js';
 import { defineVersionDepsContract } from './contractVersionDeps.js';
 import { defineRetryPlanContract } from './contractRetryPlan.js';
+import { defineMergeCheckLostContract } from './contractMergeCheckLost.js';
 
 // Skips only on a developer machine without PostgreSQL, and says so; globalSetup fails CI instead.
 if (!pgAvailable()) process.stderr.write(PG_MISSING);
@@ -18,6 +19,7 @@ defineArchiveContract('PostgreSQL', freshPostgres, !pgAvailable());
 defineAutoApprovalContract('PostgreSQL', freshPostgres, !pgAvailable());
 defineVersionDepsContract('PostgreSQL', freshPostgres, !pgAvailable());
 defineRetryPlanContract('PostgreSQL', freshPostgres, !pgAvailable());
+defineMergeCheckLostContract('PostgreSQL', freshPostgres, !pgAvailable());
 
 describe.skipIf(!pgAvailable())('PostgreSQL sessions', () => {
   // A daemon cut off from the network in the middle of a transaction: the server must end it, or the

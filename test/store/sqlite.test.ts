@@ -4,9 +4,11 @@ import { defineArchiveContract } from './contractArchive.js';
 import { defineAutoApprovalContract } from './contractAutoApproval.js';
 import { defineVersionDepsContract } from './contractVersionDeps.js';
 import { defineRetryPlanContract } from './contractRetryPlan.js';
+import { defineMergeCheckLostContract } from './contractMergeCheckLost.js';
 
 defineStoreContract('SQLite', freshSqlite);
 defineArchiveContract('SQLite', freshSqlite);
 defineAutoApprovalContract('SQLite', freshSqlite);
 defineVersionDepsContract('SQLite', freshSqlite);
 defineRetryPlanContract('SQLite', freshSqlite);
+defineMergeCheckLostContract('SQLite', freshSqlite);
