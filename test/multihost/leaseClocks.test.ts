@@ -1,6 +1,6 @@
 /**
- * Leases on hosts whose clocks disagree, on one PostgreSQL: a task's claim and a project's merge lease are stamped
- * and compared by the database's clock (src/store/ops/dbClock.ts), not by each daemon's. Before, a daemon whose
+ * Leases on hosts whose clocks disagree, on one PostgreSQL: a task's claim, its failure backoff and a project's
+ * merge lease are stamped and compared by the database's clock (src/store/ops/dbClock.ts), not by each daemon's. Before, a daemon whose
  * host ran 5 minutes ahead saw every other daemon's lease as expired and took their tasks and merge leases; one
  * running behind stamped leases that held for 5 minutes after its daemon died.
  *
@@ -19,7 +19,9 @@ if (!pgAvailable()) process.stderr.write(PG_MISSING);
 
 const MINUTES_5 = 5 * 60_000;
 const LEASE_MS = 60_000;
-/** A lease that really ends while the test waits. */
+/** A backoff shorter than the host ahead's lead, longer than the test takes. */
+const BACKOFF_MS = 2 * 60_000;
+/** A lease (or backoff) that really ends while the test waits. */
 const SHORT_MS = 300;
 
 describe.skipIf(!pgAvailable())('leases of daemons whose clocks disagree, on one PostgreSQL', () => {
@@ -72,6 +74,32 @@ describe.skipIf(!pgAvailable())('leases of daemons whose clocks disagree, on one
     await poll(async () => (await here.tasks.expireClaims({ owner: 'here', leaseMs: LEASE_MS })).includes(fromAhead.id), 'here expires the lease the host ahead let run out', 30_000);
     expect(await here.tasks.get(fromAhead.id)).toMatchObject({ status: 'ready', claimedBy: null, lastRunError: 'lease expired: the claimer stopped heartbeating' });
     expect(await here.tasks.get(held.id)).toMatchObject({ status: 'executing', claimedBy: 'here', attempt: 1 });
+  });
+
+  it('a backoff is kept by a daemon 5 minutes ahead; one that ended is over for either host', { timeout: budget(120_000) }, async () => {
+    const { here, ahead, project } = await twoHosts();
+    const one = (s: Store, id: string) => s.tasks.claimBest({ ranked: [{ id, projectId: project.id }], owner: s === here ? 'here' : 'ahead', leaseMs: LEASE_MS, max: 1 });
+    const claimableBy = async (s: Store) => ({ tasks: (await s.tasks.claimable()).map((t) => t.id), stamps: (await s.tasks.claimableStamps()).map((t) => t.id) });
+    const failed = await here.tasks.create({ projectId: project.id, title: 'failed by here' });
+    await here.tasks.claim(failed.id, 'here', LEASE_MS);
+    expect(await here.tasks.fail({ id: failed.id, owner: 'here', attempt: 1 }, 'boom', BACKOFF_MS)).toBe(true);
+
+    // The host ahead sees its backoff on every path a scheduler takes: not listed, not claimed.
+    expect(await claimableBy(ahead)).toEqual({ tasks: [], stamps: [] });
+    expect(await one(ahead, failed.id)).toEqual([]);
+    expect(await ahead.tasks.claim(failed.id, 'ahead', LEASE_MS)).toEqual({ won: false, attempt: 0 });
+    expect(await here.tasks.get(failed.id)).toMatchObject({ status: 'ready', claimedBy: null, attempt: 1, lastRunError: 'boom' });
+
+    // A short backoff the host ahead stamps ends for the other host when it ends (not 5 minutes later)…
+    const byAhead = await here.tasks.create({ projectId: project.id, title: 'failed by ahead' });
+    await ahead.tasks.claim(byAhead.id, 'ahead', LEASE_MS);
+    expect(await ahead.tasks.fail({ id: byAhead.id, owner: 'ahead', attempt: 1 }, 'boom', SHORT_MS)).toBe(true);
+    await poll(async () => (await claimableBy(here)).stamps.includes(byAhead.id), 'here sees the backoff the host ahead stamped end', 30_000);
+    expect(await claimableBy(here)).toEqual({ tasks: [byAhead.id], stamps: [byAhead.id] });
+    expect(await one(here, byAhead.id)).toMatchObject([{ id: byAhead.id, attempt: 2 }]);
+    // …and the first one's, once it has really ended, for the host ahead.
+    await here.db.run(`UPDATE tasks SET next_eligible_at = next_eligible_at - $1 WHERE id = $2`, [BACKOFF_MS, failed.id]);
+    expect(await ahead.tasks.claim(failed.id, 'ahead', LEASE_MS)).toEqual({ won: true, attempt: 2 });
   });
 
   it("a merge lease within its time is not taken by a daemon 5 minutes ahead; one that ran out is, from either host", { timeout: budget(120_000) }, async () => {

@@ -13,8 +13,9 @@
  *   complete:  a fenced transition by (owner, attempt) with a live lease
  *   fail:      fenced, back to ready with a backoff, claim cleared
  *
- * Leases are stamped and compared by one clock for all daemons: the database's on
- * PostgreSQL, where their hosts' clocks may disagree (ops/dbClock.ts).
+ * Leases and the failure backoff are stamped and compared by one clock for all
+ * daemons: the database's on PostgreSQL, where their hosts' clocks may disagree
+ * (ops/dbClock.ts).
  *
  * (owner, attempt) is the fence: attempt only grows, so a claimer that lost
  * its lease (expired and re-claimed by someone else) can never complete or
@@ -45,10 +46,18 @@ export interface ClaimDecision {
   competitors: Competitor[];
 }
 
+/**
+ * Ready, unclaimed and past its backoff; `$1` is the caller's clock. The backoff (`next_eligible_at`) is stamped
+ * and compared by the lease clock (ops/dbClock.ts): on PostgreSQL a host running ahead would otherwise claim a
+ * task another host failed before its backoff ended.
+ */
+export const claimable = (q: Pick<Queryable, 'dialect' | 'handClock'>) =>
+  `status = 'ready' AND claimed_at IS NULL AND (next_eligible_at IS NULL OR next_eligible_at <= ${dbNow(q, '$1')})`;
+
 export async function claimTask(db: Queryable, opts: { id: string; owner: string; now: number; leaseMs: number }): Promise<ClaimResult & { projectId?: string }> {
   const rows = await db.all<{ attempt: number; project_id: string }>(
     `UPDATE tasks SET status = 'queued', claimed_at = $1, claimed_by = $2, attempt = attempt + 1, lease_expires_at = ${dbNow(db, '$1')} + $3, updated_at = $1
-     WHERE id = $4 AND status = 'ready' AND claimed_at IS NULL AND (next_eligible_at IS NULL OR next_eligible_at <= $1)
+     WHERE id = $4 AND ${claimable(db)}
      RETURNING attempt, project_id`,
     [opts.now, opts.owner, opts.leaseMs, opts.id],
   );
@@ -73,7 +82,7 @@ export async function claimAndRecord(q: Queryable, opts: { id: string; owner: st
 /** Ready, unclaimed, eligible tasks, oldest first. The scheduler ranks them; the claim decides. */
 export async function listClaimable(db: Queryable, opts: { now: number; projectId?: string; limit?: number }): Promise<Task[]> {
   const params: SqlValue[] = [opts.now];
-  let where = `status = 'ready' AND claimed_at IS NULL AND (next_eligible_at IS NULL OR next_eligible_at <= $1)`;
+  let where = claimable(db);
   if (opts.projectId) {
     params.push(opts.projectId);
     where += ` AND project_id = $2`;
@@ -90,7 +99,7 @@ export async function listClaimable(db: Queryable, opts: { now: number; projectI
 export async function claimableStamps(db: Queryable, opts: { now: number; limit?: number }): Promise<{ id: string; updatedAt: number }[]> {
   const limit = Math.min(Math.max(opts.limit ?? 10_000, 1), 10_000);
   const rows = await db.all<{ id: string; updated_at: number }>(
-    `SELECT id, updated_at FROM tasks WHERE status = 'ready' AND claimed_at IS NULL AND (next_eligible_at IS NULL OR next_eligible_at <= $1) ORDER BY created_at, id LIMIT ${limit}`,
+    `SELECT id, updated_at FROM tasks WHERE ${claimable(db)} ORDER BY created_at, id LIMIT ${limit}`,
     [opts.now],
   );
   return rows.map((r) => ({ id: r.id, updatedAt: Number(r.updated_at) }));
@@ -232,9 +241,9 @@ export async function advanceClaimed(db: Queryable, opts: Fence & { from: TaskSt
 export async function failClaim(db: Queryable, opts: Fence & { error: string; backoffMs: number }): Promise<boolean> {
   const changed = await db.run(
     `UPDATE tasks SET status = 'ready', claimed_at = NULL, claimed_by = NULL, lease_expires_at = NULL, last_run_error = $1,
-       next_eligible_at = $2, updated_at = $3
+       next_eligible_at = ${dbNow(db, '$3')} + $2, updated_at = $3
      WHERE ${fence(db, 4)} AND status IN (${inList(REQUEUEABLE_STATUSES)})`,
-    [opts.error, opts.now + opts.backoffMs, opts.now, opts.id, opts.owner, opts.attempt, opts.now],
+    [opts.error, opts.backoffMs, opts.now, opts.id, opts.owner, opts.attempt, opts.now],
   );
   return changed === 1;
 }

@@ -13,7 +13,7 @@
  * claimers spread over the slice instead of queueing behind each other.
  */
 import type { Queryable, SqlValue } from '../db.js';
-import type { ClaimDecision } from './claim.js';
+import { claimable, type ClaimDecision } from './claim.js';
 import type { NewEvent } from './events.js';
 import { toEvent, type Row } from '../rows.js';
 import { dbNow } from './dbClock.js';
@@ -42,14 +42,12 @@ export interface Claimed {
   attempt: number;
 }
 
-const CLAIMABLE = `status = 'ready' AND claimed_at IS NULL AND (next_eligible_at IS NULL OR next_eligible_at <= $1)`;
-
 /**
  * The claimable test for rows looked up by id. On SQLite, `+status` keeps the planner off the
  * claimable index: without statistics it preferred walking every ready row to the slice's primary
  * keys, so each claim cost as much as the ready work (1,300 claims/s with 20,000 ready tasks).
  */
-const claimableById = (q: Queryable) => (q.dialect === 'sqlite' ? `+${CLAIMABLE}` : CLAIMABLE);
+const claimableById = (q: Queryable) => (q.dialect === 'sqlite' ? `+${claimable(q)}` : claimable(q));
 
 /** `id IN (…the slice…)` for a slice passed as one parameter. */
 function inSlice(q: Queryable, param: string): string {

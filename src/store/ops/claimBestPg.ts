@@ -14,13 +14,13 @@ import type { ClaimBestOptions, Claimed } from './claimBest.js';
 import type { ClaimDecision } from './claim.js';
 import { dbNow } from './dbClock.js';
 
-/** The statement, with the lease by the database's clock (ops/dbClock.ts), or by `$1` for a suite that moves time by hand. */
+/** The statement, with the lease and the backoff by the database's clock (ops/dbClock.ts), or by `$1` for a suite that moves time by hand. */
 const sql = (leaseNow: string) => `
 WITH slice AS (
   SELECT s.id, s.pos FROM json_array_elements_text($2::json) WITH ORDINALITY AS s(id, pos)
 ), free AS (
   SELECT t.id, t.project_id, slice.pos FROM tasks t JOIN slice ON slice.id = t.id
-  WHERE t.status = 'ready' AND t.claimed_at IS NULL AND (t.next_eligible_at IS NULL OR t.next_eligible_at <= $1)
+  WHERE t.status = 'ready' AND t.claimed_at IS NULL AND (t.next_eligible_at IS NULL OR t.next_eligible_at <= ${leaseNow})
   ORDER BY slice.pos LIMIT $3 FOR UPDATE OF t SKIP LOCKED
 ), capped AS (
   SELECT id, pos FROM (SELECT free.*, ROW_NUMBER() OVER (PARTITION BY project_id ORDER BY pos) AS n FROM free) f
