@@ -299,15 +299,25 @@ export function addRunLifecycleCommands(run: Command, ctx: CliContext): void {
 
 const GATE_NAMES: Record<string, string> = { plan_review: 'plan review', spec_review: 'spec review', exec_review: 'execution review' };
 
-/** Where a superseded version's candidates come from: they may still hold, and a person decides each. */
-export function supersededLine(v: NonNullable<ReviewResult['superseded']>): string {
+/**
+ * Whether a candidate is still a person's to decide: pending or a draft, and not an exact duplicate of an entry
+ * (those are rejected on their own when their run is sealed: ops.ts suppressExact).
+ */
+export const leftToDecide = (c: ReviewResult['candidates'][number]): boolean =>
+  (c.status === 'pending' || c.status === 'draft') && !(c.disposition === 'exact_duplicate' && c.promotion_eligibility === 'suppressed');
+
+/** Where a superseded version's candidates come from: they may still hold, and a person decides each still open. */
+export function supersededLine(v: NonNullable<ReviewResult['superseded']>, candidates: ReviewResult['candidates']): string {
   const why = v.cause === 'rejected' ? `rejected at ${GATE_NAMES[v.gate ?? ''] ?? v.gate ?? 'a gate'} by ${oneLine(v.who)}: ${oneLine(v.reason)}` : `retried from the current main by ${oneLine(v.who)} (${oneLine(v.reason)})`;
-  return `from v${v.version} of the task, ${why}; the task goes on as v${v.superseded_by.version} (session ${v.superseded_by.session_id}). What this try learned may still hold: decide each candidate.`;
+  const then = candidates.some(leftToDecide)
+    ? 'What this try learned may still hold: decide each candidate.'
+    : 'Nothing of it is left to decide: each candidate was decided (an exact duplicate of existing knowledge is rejected on its own).';
+  return `from v${v.version} of the task, ${why}; the task goes on as v${v.superseded_by.version} (session ${v.superseded_by.session_id}). ${then}`;
 }
 
 function renderReview(r: ReviewResult, triage: boolean): string {
   const lines = [`session ${r.session_id}`];
-  if (r.superseded) lines.push(`  ${supersededLine(r.superseded)}`);
+  if (r.superseded) lines.push(`  ${supersededLine(r.superseded, r.candidates)}`);
   for (const s of r.sources) lines.push(`  source ${s.run_id}: receipt ${s.receipt}${s.reasons.length && s.receipt !== 'fresh' ? ` (${oneLine(s.reasons.join('; '))})` : ''}${s.error ? ` — ${oneLine(s.error)}` : ''}`);
   for (const c of r.candidates) {
     // What an agent staged (its title, category) and earlier entries' titles are one line each: a line break in a
