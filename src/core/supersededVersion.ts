@@ -26,6 +26,15 @@ export interface SupersededVersion {
   superseded_by: { task_id: string; version: number; session_id: string };
 }
 
+/**
+ * Whether a staged candidate is still a person's to decide: pending or a draft, and not an exact duplicate of an
+ * entry (those are rejected on their own when their run is sealed: knowledge/lifecycle/session/ops.ts suppressExact).
+ * A replaced version's session asks a person to decide its candidates only while one is left.
+ */
+export function leftToDecide(c: { status: string; disposition: string | null; promotion_eligibility: string | null }): boolean {
+  return (c.status === 'pending' || c.status === 'draft') && !(c.disposition === 'exact_duplicate' && c.promotion_eligibility === 'suppressed');
+}
+
 /** Session ids are path segments `^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`: `task-<task id>`. */
 export function sessionIdFor(taskId: string): string {
   return `task-${slug(taskId)}`;

@@ -19,7 +19,7 @@ import { oneLine, visible } from '../../lib/visible.js';
 import type { Env } from '../../config/env.js';
 import type { CliContext } from '../context.js';
 import { taskStanding } from './taskStanding.js';
-import { sessionIdFor } from '../../core/supersededVersion.js';
+import { leftToDecide, sessionIdFor } from '../../core/supersededVersion.js';
 
 interface RootOpts {
   workflowRoot?: string;
@@ -298,13 +298,6 @@ export function addRunLifecycleCommands(run: Command, ctx: CliContext): void {
 }
 
 const GATE_NAMES: Record<string, string> = { plan_review: 'plan review', spec_review: 'spec review', exec_review: 'execution review' };
-
-/**
- * Whether a candidate is still a person's to decide: pending or a draft, and not an exact duplicate of an entry
- * (those are rejected on their own when their run is sealed: ops.ts suppressExact).
- */
-export const leftToDecide = (c: ReviewResult['candidates'][number]): boolean =>
-  (c.status === 'pending' || c.status === 'draft') && !(c.disposition === 'exact_duplicate' && c.promotion_eligibility === 'suppressed');
 
 /** Where a superseded version's candidates come from: they may still hold, and a person decides each still open. */
 export function supersededLine(v: NonNullable<ReviewResult['superseded']>, candidates: ReviewResult['candidates']): string {

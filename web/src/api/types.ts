@@ -66,4 +66,4 @@ export type { DaemonEntry, DaemonList } from '../../../src/api/wire/daemons.js';
 export type { DaemonSettings } from '../../../src/core/daemonSettings.js';
 
 /* A task's knowledge session (`task-<id>`): where `maestro task show` finds what its runs staged, and so does the board. */
-export { sessionIdFor } from '../../../src/core/supersededVersion.js';
+export { leftToDecide, sessionIdFor } from '../../../src/core/supersededVersion.js';

@@ -176,6 +176,27 @@ describe('KnowledgeScreen', () => {
     useProjects.setState({ projects: [], selectedId: 'p1' });
   });
 
+  it("does not ask to decide a replaced version's candidates once each is decided (an exact duplicate is rejected on its own)", async () => {
+    const exactDuplicate = { disposition: 'exact_duplicate', promotion_eligibility: 'suppressed' };
+    const sessionOf = (candidates: object[], cause: 'rejected' | 'retried') => {
+      const s = queue(candidates).sessions[0]!;
+      const superseded = { task_id: 't0', version: 1, cause, gate: cause === 'rejected' ? 'exec_review' : null, reason: 'lint failed', who: 'ana', at: '2026-12-01T00:00:00.000Z', superseded_by: { task_id: 't1', version: 2, session_id: 'task-1' } };
+      return { projectId: 'p1', sessions: [{ ...s, session_id: 'task-0', review: { ...s.review, session_id: 'task-0', superseded } }], unreadable: [] };
+    };
+    const said = async () => (await screen.findByTestId('review-superseded')).textContent;
+    // Rejected on its own as an exact duplicate, or still pending in a run not sealed yet (the seal rejects it): nothing left.
+    for (const [candidates, cause, text] of [
+      [[candidate({ status: 'rejected', ...exactDuplicate }), candidate({ candidate_id: 'KDC-1', status: 'promoted' })], 'rejected', 'From v1 of the task, rejected at execution review by ana: lint failed. The task goes on as v2; nothing of it is left to decide: each candidate was decided (an exact duplicate of existing knowledge is rejected on its own).'],
+      [[candidate(exactDuplicate)], 'retried', 'From v1 of the task, replaced when ana retried it from the current main (lint failed). The task goes on as v2; nothing of it is left to decide: each candidate was decided (an exact duplicate of existing knowledge is rejected on its own).'],
+      [[candidate({ status: 'rejected', ...exactDuplicate }), candidate({ candidate_id: 'KDC-1' })], 'rejected', 'From v1 of the task, rejected at execution review by ana: lint failed. The task goes on as v2; what this try learned may still hold, so decide each candidate.'],
+    ] as const) {
+      serve({ '/api/knowledge/review': sessionOf([...candidates], cause) });
+      render(<KnowledgeScreen view="review" />);
+      expect(await said()).toBe(text);
+      cleanup();
+    }
+  });
+
   it("says a rejected version's candidates come from it, in every language, after the current version's", async () => {
     const current = queue(candidate()).sessions[0]!;
     const rejected = { ...current, session_id: 'task-0', review: { ...current.review, session_id: 'task-0', superseded: { task_id: 't0', version: 1, cause: 'rejected', gate: 'exec_review', reason: 'wrong <b>queue</b>', who: 'ana', at: '2026-12-01T00:00:00.000Z', superseded_by: { task_id: 't1', version: 2, session_id: 'task-1' } } } };

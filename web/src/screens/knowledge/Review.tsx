@@ -11,6 +11,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { knowledge, type ReviewQueueSession } from '../../api/knowledge.js';
+import { leftToDecide } from '../../api/types.js';
 import { href } from '../../stores/route.js';
 import styles from '../Screens.module.css';
 import { CandidateCard } from './CandidateCard.js';
@@ -48,7 +49,7 @@ function SessionReview({ projectId, s, onChanged, onRefused }: { projectId: stri
         {r?.superseded && <> <span className={styles.badge}>{t('knowledge.supersededBadge', { version: r.superseded.version })}</span></>}
       </h3>
       {s.objective && <p className={styles.muted}>{s.objective}</p>}
-      {r?.superseded && <Superseded v={r.superseded} />}
+      {r?.superseded && <Superseded v={r.superseded} open={r.candidates.some(leftToDecide)} />}
       {s.error && <p role="alert" className={styles.error}>{t('knowledge.sessionError', { message: s.error.message })}</p>}
       {r && (
         <>
@@ -82,13 +83,18 @@ function SessionReview({ projectId, s, onChanged, onRefused }: { projectId: stri
   );
 }
 
-/** Where a superseded version's candidates come from (the queue lists such sessions after the current ones). */
-function Superseded({ v }: { v: NonNullable<NonNullable<ReviewQueueSession['review']>['superseded']> }) {
+/**
+ * Where a superseded version's candidates come from (the queue lists such sessions after the current ones), and
+ * whether any is left to decide (`open`): exact duplicates of existing knowledge are rejected on their own.
+ */
+function Superseded({ v, open }: { v: NonNullable<NonNullable<ReviewQueueSession['review']>['superseded']>; open: boolean }) {
   const { t } = useTranslation();
   const common = { version: v.version, who: v.who, next: v.superseded_by.version };
   return (
     <p className={styles.muted} data-testid="review-superseded">
-      {v.cause === 'rejected' ? t('knowledge.fromRejected', { ...common, gate: t(`status.${v.gate}`, { defaultValue: v.gate ?? '' }), reason: v.reason }) : t('knowledge.fromRetried', { ...common, reason: v.reason })}
+      {v.cause === 'rejected'
+        ? t(open ? 'knowledge.fromRejected' : 'knowledge.fromRejectedDecided', { ...common, gate: t(`status.${v.gate}`, { defaultValue: v.gate ?? '' }), reason: v.reason })
+        : t(open ? 'knowledge.fromRetried' : 'knowledge.fromRetriedDecided', { ...common, reason: v.reason })}
     </p>
   );
 }
