@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import type { DaemonSettings } from '../../core/daemonSettings.js';
+import { CLOCK_SKEW_WORTH_SAYING_MS, settingText } from '../../core/daemonText.js';
 import type { DaemonEntry, DaemonList } from '../../api/wire/daemons.js';
 import { oneLine } from '../../lib/visible.js';
 import { action, printJson } from '../output.js';
@@ -14,7 +15,7 @@ import { clientFor, print, table, withApi, type ClientFlags } from './common.js'
 
 /** A setting as the listing says it: durations in seconds; on one line, as another daemon wrote it (a version is any text). */
 function shown(key: keyof DaemonSettings, value: DaemonSettings[keyof DaemonSettings]): string {
-  return (key === 'leaseMs' || key === 'tickMs') && typeof value === 'number' ? `${value / 1000} s` : oneLine(String(value));
+  return oneLine(settingText(key, value));
 }
 
 function localTime(ms: number): string {
@@ -29,15 +30,12 @@ function cell(d: DaemonEntry, key: keyof DaemonSettings): string {
   return `${shown(key, d.settings[key])}${d.differs.includes(key) ? '!' : ''}`;
 }
 
-/** Below this the hosts' clocks agree as far as the listing's whole seconds go. */
-const SKEW_WORTH_SAYING_MS = 2_000;
-
 /**
  * Ages are by the database's clock (PostgreSQL's now()): said only when the asked daemon's clock is off from it by
  * seconds, as the one reason a person comparing LAST HEARD or STARTED with their own clock would find them off.
  */
 export function clockSkewLine(list: Pick<DaemonList, 'self' | 'clockSkewMs'>): string {
-  if (list.clockSkewMs === null || Math.abs(list.clockSkewMs) < SKEW_WORTH_SAYING_MS) return '';
+  if (list.clockSkewMs === null || Math.abs(list.clockSkewMs) < CLOCK_SKEW_WORTH_SAYING_MS) return '';
   const s = Math.round(Math.abs(list.clockSkewMs) / 1000);
   return `Ages are by the database's clock: ${oneLine(list.self)}'s clock is ${s} s ${list.clockSkewMs > 0 ? 'ahead of' : 'behind'} it.\n`;
 }

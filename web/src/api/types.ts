@@ -64,6 +64,7 @@ export interface ApiErrorBody {
 /* GET /api/daemons: the daemons sharing the database (several on one PostgreSQL), as `maestro daemons` lists them. */
 export type { DaemonEntry, DaemonList } from '../../../src/api/wire/daemons.js';
 export type { DaemonSettings } from '../../../src/core/daemonSettings.js';
+export { CLOCK_SKEW_WORTH_SAYING_MS, settingText } from '../../../src/core/daemonText.js';
 
 /* A task's knowledge session (`task-<id>`): where `maestro task show` finds what its runs staged, and so does the board. */
 export { leftToDecide, sessionIdFor } from '../../../src/core/supersededVersion.js';

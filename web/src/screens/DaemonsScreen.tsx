@@ -8,19 +8,17 @@
 import { useEffect } from 'react';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
-import type { DaemonEntry, DaemonList, DaemonSettings } from '../api/types.js';
+import { CLOCK_SKEW_WORTH_SAYING_MS, settingText, type DaemonEntry, type DaemonList, type DaemonSettings } from '../api/types.js';
 import { oneLine } from '../components/hiddenChars.js';
 import { useDaemons } from '../stores/daemons.js';
 import styles from './Screens.module.css';
 
 /** A heartbeat is no event of the feed: the list is read again this often while the screen is open. */
 const REFRESH_MS = 10_000;
-/** Below this the clocks agree as far as whole seconds go (the CLI's threshold too). */
-const SKEW_WORTH_SAYING_MS = 2_000;
 
 /** A setting as the CLI says it: durations in seconds, the rest as written, on one line. */
 function shown(key: keyof DaemonSettings, value: DaemonSettings[keyof DaemonSettings]): string {
-  return (key === 'leaseMs' || key === 'tickMs') && typeof value === 'number' ? `${value / 1000} s` : oneLine(String(value));
+  return oneLine(settingText(key, value));
 }
 
 /** What a daemon's settings say beside the answering one's: which differ, or why they are not known. */
@@ -53,7 +51,7 @@ export function DaemonsScreen() {
       {list && (
         <>
           <p className={styles.muted}>{t('daemons.intro')}</p>
-          {skew !== null && Math.abs(skew) >= SKEW_WORTH_SAYING_MS && (
+          {skew !== null && Math.abs(skew) >= CLOCK_SKEW_WORTH_SAYING_MS && (
             <p className={styles.muted} data-testid="clock-skew">
               {t(skew > 0 ? 'daemons.skewAhead' : 'daemons.skewBehind', { self: oneLine(list.self), seconds: Math.round(Math.abs(skew) / 1000) })}
             </p>
