@@ -59,7 +59,7 @@ async function checkedHere(deps: CarDeps, task: Task, project: Project, repo: st
   const checked = mergeChecked(task);
   if (!remote || !checked || tip === checked.commitSha) return undefined;
   const ref = `refs/heads/${branch}`;
-  if ((await readLocal(repo, ref)) !== checked.commitSha || !(await isAncestor(repo, tip, checked.commitSha))) {
+  if ((await tipsOf(repo, [ref])).get(ref) !== checked.commitSha || !(await isAncestor(repo, tip, checked.commitSha))) {
     return tip === checked.approved ? await checkAgain(deps, task, remote, branch, tip, checked.commitSha) : undefined;
   }
   try {
@@ -82,11 +82,6 @@ async function checkAgain(deps: CarDeps, task: Task, remote: string, branch: str
   const fresh = await deps.store.tasks.forgetMergeCheck(task.id, lost, reason);
   return fresh ? { task: fresh, branch, ref: `refs/remotes/${remote}/${branch}`, tip } : null;
 }
-
-const readLocal = async (repo: string, ref: string) => {
-  const out = await git(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { okCodes: [1] });
-  return out.code === 0 ? out.stdout.trim() : null;
-};
 
 /** The branch is not where the train looked: fetched again (pushed since), published from this clone, or a task that needs attention. */
 async function missingBranch(deps: CarDeps, task: Task, project: Project, repo: string, remote: string | null, branch: string): Promise<Car | null> {
