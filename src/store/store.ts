@@ -10,7 +10,7 @@ import type { DBAdapter, Queryable, TransactionOptions } from './db.js';
 import { appendEvent, appendEventOnce, eventsByIds, lastEventId, listEvents, taskChangesAfter, type NewEvent } from './ops/events.js';
 import { listDecisions, recordDecision, type SchedulerDecision } from './ops/decisions.js';
 import { listApprovals } from './ops/gates.js';
-import { daemonLastHeard, listDaemons } from './ops/daemons.js';
+import { daemonLastHeard, daemonsNamed, listDaemons } from './ops/daemons.js';
 import { runDurations, tasksByStatus, usageByProject } from './ops/metrics.js';
 import { failRunAndTask, type FailRunOptions } from './ops/failRun.js';
 import { createRun, finishRun, getRun, listRuns, setOutboxProgress, setRunWorker, startRun } from './ops/runs.js';
@@ -104,6 +104,8 @@ export function createStore(engine: DBAdapter, clock: Clock = Date.now, options:
     lastHeard: (name: string) => daemonLastHeard(db, name, clock()),
     /** Those heard from in the last `withinMs` (a stop takes a daemon's row away; a kill -9 leaves it to go stale). */
     list: (withinMs: number) => listDaemons(db, { now: clock(), withinMs }),
+    /** Those of these names, stale or not: host, home and settings, as a task's detail names them. */
+    named: (names: readonly string[]) => daemonsNamed(db, names),
   };
 
   const metrics = {

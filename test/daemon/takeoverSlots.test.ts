@@ -12,6 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freshPostgres, pgAvailable, removeTempDirs, tempDir } from '../helpers/db.js';
+import { waitingForRun } from '../../src/api/routes/waitingForRun.js';
 import { startTestDaemon, taskDone, type TestDaemon } from '../helpers/daemon.js';
 import { makeRepo, sharedRemote } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
@@ -90,6 +91,9 @@ describe('a task taken over with one slot free', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain(`It waits for a run slot on daemon b: it runs at most 1 at a time (maxConcurrentRuns), and has execute of ${busy.id} going. Its review starts there when one of them ends.`);
     expect(r.stdout).toContain('status: reviewing');
+    // Asked of another daemon (not b itself), the detail reads b's settings from the registry.
+    const taken = await b.store.tasks.get(task.id);
+    expect(await waitingForRun(b.store, undefined, taken, await b.store.runs.list({ taskId: task.id }))).toMatchObject({ daemon: 'b', limit: 1, running: [{ taskId: busy.id, kind: 'execute' }] });
     expect((await b.store.runs.list({ taskId: task.id })).map((x) => [x.kind, x.owner])).toEqual([['execute', 'a']]);
   });
 });

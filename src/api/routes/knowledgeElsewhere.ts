@@ -16,6 +16,6 @@ export async function knowledgeElsewhere(store: Store, self: string | undefined,
   if (self === undefined) return [];
   const theirs = runs.filter((r) => r.owner !== null && r.owner !== self && r.status === 'succeeded' && PROPOSING.includes(r.kind));
   if (!theirs.length) return [];
-  const registered = new Map((await store.daemons.list(0)).daemons.map((d) => [d.name, d]));
+  const registered = await store.daemons.named(theirs.map((r) => r.owner!));
   return theirs.map((r) => ({ daemon: r.owner!, runId: r.id, kind: r.kind, host: registered.get(r.owner!)?.host ?? null, home: registered.get(r.owner!)?.home ?? null }));
 }

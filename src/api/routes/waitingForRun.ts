@@ -14,7 +14,7 @@ export async function waitingForRun(store: Store, self: ApiDeps['self'], task: T
   const holder = task.claimedBy;
   if (!holder || !IN_FLIGHT_STATUSES.includes(task.status) || task.status === 'awaiting_input' || task.status === 'merging') return null;
   if (runs.some((r) => r.status === 'running')) return null;
-  const settings = holder === self?.name ? self.settings : (await store.daemons.list(0)).daemons.find((d) => d.name === holder)?.settings;
+  const settings = holder === self?.name ? self.settings : (await store.daemons.named([holder])).get(holder)?.settings;
   if (!settings) return null;
   const running = await store.runs.list({ status: 'running', owner: holder, limit: 1000 });
   if (running.length < settings.maxConcurrentRuns) return null;

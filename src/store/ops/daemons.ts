@@ -110,6 +110,20 @@ export async function listDaemons(db: Queryable, opts: { now: number; withinMs: 
   return { now: Number(clock?.now ?? opts.now), daemons };
 }
 
+/**
+ * The registered daemons of those names, stale or not, with what a task's detail says of them (host, home, settings):
+ * rows by name only, no count of runs (the detail is read at every look at a task; `listDaemons` is a person's listing).
+ */
+export async function daemonsNamed(db: Queryable, names: readonly string[]): Promise<Map<string, Pick<RegisteredDaemon, 'host' | 'home' | 'settings' | 'unreadable'>>> {
+  const unique = [...new Set(names)];
+  if (!unique.length) return new Map();
+  const rows = await db.all<{ name: string; host: string; home: string; settings: string | null }>(
+    `SELECT name, ${capped('host')}, ${capped('home')}, settings FROM daemons WHERE name IN (${unique.map((_, i) => `$${i + 1}`).join(', ')})`,
+    unique,
+  );
+  return new Map(rows.map((r) => [r.name, { host: cut(r.host, 'host'), home: cut(r.home, 'home'), ...readSettings(r.settings) }]));
+}
+
 /** The settings column checked against the schema: a row written by another version, or by hand, may not fit. */
 function readSettings(text: string | null): { settings: DaemonSettings | null; unreadable: string | null } {
   if (text === null) return { settings: null, unreadable: null };
