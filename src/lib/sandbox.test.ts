@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bwrapUnusable } from '../../test/helpers/bwrap.js';
 import { sandboxProblem, sandboxed, withStateDirs, withTool, type RunSandbox } from './sandbox.js';
@@ -112,6 +112,22 @@ describe.skipIf(unusable)('the agent sandbox (bwrap)', () => {
     expect(r.out.split('\n')).toEqual(['wrote history.jsonl', 'end']);
     expect(readFileSync(join(state, 'statusline-command.sh'), 'utf8')).toBe('mine\n');
     expect(readFileSync(join(state, 'key-helper.py'), 'utf8')).toBe('mine\n');
+  });
+
+  it('makes a script the locked settings name but the user never wrote, read-only, so a run cannot create it', () => {
+    // settings.json names ~/.claude/hooks/on-stop.sh, which is not there (yet): a run that created it would have the
+    // user's next session, outside any sandbox, run what it wrote. A named folder without an extension is left alone.
+    const l = layout();
+    const state = join(l.root, 'user', '.claude');
+    mkdirSync(state, { recursive: true });
+    const settings = join(state, 'settings.json');
+    writeFileSync(settings, JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: `sh ${state}/hooks/on-stop.sh; ls ${state}/agents` }] }] }, statusLine: { type: 'command', command: `~/.claude/status.sh` } }));
+    const box = withStateDirs(l.sandbox, [state], [settings], [], join(l.root, 'user'))!;
+    const plant = (path: string) => `(mkdir -p ${dirname(path)} && echo planted > ${path}) 2>/dev/null && echo wrote ${path.slice(state.length + 1)}`;
+    const r = sh(box, l.worktree, `${plant(join(state, 'hooks', 'on-stop.sh'))}; ${plant(join(state, 'status.sh'))}; mkdir ${state}/agents && echo made agents; echo end`);
+    expect(r.out.split('\n')).toEqual(['made agents', 'end']);
+    expect(readFileSync(join(state, 'hooks', 'on-stop.sh'), 'utf8')).toBe('');
+    expect(readFileSync(join(state, 'status.sh'), 'utf8')).toBe('');
   });
 
   it('runs the tool the daemon found though it lies in /tmp, with the files beside it; never shows a hidden folder or /tmp whole', () => {

@@ -22,7 +22,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, extname, isAbsolute, join, resolve, sep } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join, resolve, sep } from 'node:path';
 import { maestroCodeRoots } from './processes.js';
 
 export interface SandboxSpec {
@@ -145,15 +145,20 @@ export function withStateDirs(sandbox: RunSandbox | undefined, dirs: readonly st
 /** A settings file is a few KiB: one larger is not read for the files it names. */
 const MAX_SETTINGS_SCAN_BYTES = 1024 * 1024;
 
+/** At most this many missing scripts one sandbox makes (a settings file naming thousands makes no more). */
+const MAX_MISSING_SCRIPTS = 32;
+
 /**
  * The files in `dirs` (real paths) that the settings files among `locked` name by path: a status line's command
  * (`bash ~/.claude/statusline-command.sh`, which Claude Code's /statusline writes), a key helper, a notify program.
  * The tool runs them in the user's own sessions, outside any sandbox, so a run must not rewrite them though their
- * folder is writable. Read as text, whatever the format (JSON, TOML): an absolute path or one from `~/` or `$HOME/`
- * (`home`: the tool's HOME).
+ * folder is writable, nor create one that is named but not there yet: such a name with an extension (`.sh`, `.py`)
+ * is made an empty file first (one without could be a folder the tool makes later: left alone). Read as text,
+ * whatever the format (JSON, TOML): an absolute path or one from `~/` or `$HOME/` (`home`: the tool's HOME).
  */
 function scriptsNamedBy(locked: readonly string[], dirs: readonly string[], home: string): string[] {
   const named = new Set<string>();
+  let made = 0;
   for (const file of locked) {
     let text: string;
     try {
@@ -164,11 +169,32 @@ function scriptsNamedBy(locked: readonly string[], dirs: readonly string[], home
       continue; // not there: it names nothing
     }
     for (const [word] of text.matchAll(/(?:~|\$HOME|\$\{HOME\})?\/[^\s"'`;|&()<>,[\]{}=]+/g)) {
-      const r = real(resolve(word.replace(/^(~|\$HOME|\$\{HOME\})(?=\/)/, home)));
-      if (r && dirs.some((d) => r !== d && under(r, d)) && statSync(r).isFile()) named.add(r);
+      const path = resolve(word.replace(/^(~|\$HOME|\$\{HOME\})(?=\/)/, home));
+      const inDirs = (r: string) => dirs.some((d) => r !== d && under(r, d));
+      const r = real(path);
+      if (r) {
+        if (inDirs(r) && statSync(r).isFile()) named.add(r);
+        continue;
+      }
+      const planned = realOfMissing(path);
+      if (!planned || !inDirs(planned) || !extname(planned) || /[*?]/.test(planned) || made >= MAX_MISSING_SCRIPTS) continue;
+      makeMissing([planned]);
+      made++;
+      if (real(planned) === planned && statSync(planned).isFile()) named.add(planned);
     }
   }
   return [...named];
+}
+
+/** Where a missing path would be: its nearest existing folder's real path with the rest after it (null: none is). */
+function realOfMissing(path: string): string | null {
+  const rest: string[] = [];
+  for (let at = path; ; at = dirname(at)) {
+    const r = real(at);
+    if (r) return join(r, ...rest.reverse());
+    if (dirname(at) === at) return null;
+    rest.push(basename(at));
+  }
 }
 
 /**
