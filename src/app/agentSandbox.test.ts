@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../config/config.js';
 import { bwrapUnusable } from '../../test/helpers/bwrap.js';
+import { socketScopeProblem } from '../lib/sandbox.js';
 import { announceAgentSandbox, settleAgentSandbox } from './agentSandbox.js';
 
 const unusable = bwrapUnusable();
@@ -38,7 +39,15 @@ describe('settling the agent sandbox at daemon start', () => {
   it.skipIf(unusable)('"auto" where bwrap works: the sandbox', () => {
     const { config: settled, state } = settleAgentSandbox(config(), process.env);
     expect(settled.agentSandbox).toMatchObject({ kind: 'bwrap', required: false });
-    expect(state).toEqual({ kind: 'bwrap', reason: null, unintended: false });
-    expect(announceAgentSandbox(state)).toEqual({ words: 'agents in the bwrap sandbox', warning: null });
+    // Whether this machine's kernel scopes abstract sockets (Linux 6.12+ does): the warning below is for one that cannot.
+    const sockets = socketScopeProblem(process.env);
+    expect(state).toEqual({ kind: 'bwrap', reason: null, unintended: false, sockets });
+    if (sockets === null) expect(announceAgentSandbox(state)).toEqual({ words: 'agents in the bwrap sandbox', warning: null });
+  });
+
+  it('in a sandbox whose abstract sockets this kernel cannot scope, the start line warns and says why', () => {
+    const said = announceAgentSandbox({ kind: 'bwrap', reason: null, unintended: false, sockets: 'this kernel cannot scope them with Landlock (Linux 6.12 or later can): EINVAL' });
+    expect(said.words).toBe('agents in the bwrap sandbox');
+    expect(said.warning).toBe("agents in the sandbox can reach abstract sockets made outside it (an X11 display's, which types into your windows): this kernel cannot scope them with Landlock (Linux 6.12 or later can): EINVAL");
   });
 });

@@ -9,7 +9,8 @@
 import type { MaestroConfig } from '../config/config.js';
 import { MaestroError } from '../core/errors.js';
 import { sandboxSpecFor } from '../daemon/jobs.js';
-import { sandboxProblem } from '../lib/sandbox.js';
+import { socketsWarning } from '../core/daemonText.js';
+import { sandboxProblem, socketScopeProblem } from '../lib/sandbox.js';
 import type { ObserverConfig } from '../observer/config.js';
 
 /** How agents run in this daemon, as GET /api/health reports it. */
@@ -19,6 +20,8 @@ export interface AgentSandboxState {
   reason: string | null;
   /** Off though it was not chosen: the default found no working bwrap. */
   unintended: boolean;
+  /** In the sandbox, why abstract sockets made outside it (an X11 display's) stay reachable; null: they do not. */
+  sockets?: string | null;
 }
 
 export const SANDBOX_OFF_BY_CHOICE = 'agentSandbox is "off" (config.json or MAESTRO_AGENT_SANDBOX)';
@@ -27,7 +30,7 @@ export const SANDBOX_OFF_BY_CHOICE = 'agentSandbox is "off" (config.json or MAES
 export function settleAgentSandbox(config: MaestroConfig, env: NodeJS.ProcessEnv): { config: MaestroConfig; state: AgentSandboxState } {
   if (!config.agentSandbox) return { config, state: { kind: 'off', reason: SANDBOX_OFF_BY_CHOICE, unintended: false } };
   const problem = sandboxProblem(env);
-  if (!problem) return { config, state: { kind: 'bwrap', reason: null, unintended: false } };
+  if (!problem) return { config, state: { kind: 'bwrap', reason: null, unintended: false, sockets: socketScopeProblem(env) } };
   // Asked for by name: agents never run without it.
   if (config.agentSandbox.required) throw new MaestroError('CONFIG_INVALID', `agentSandbox is "bwrap", but ${problem}; or set agentSandbox to "off".`);
   const reason = `${problem}; or set agentSandbox to "off" if agents are meant to run as you`;
@@ -36,7 +39,7 @@ export function settleAgentSandbox(config: MaestroConfig, env: NodeJS.ProcessEnv
 
 /** The daemon's start line's word on its agents, and a warning line when they run unsandboxed without having been told to. */
 export function announceAgentSandbox(state: AgentSandboxState): { words: string; warning: string | null } {
-  if (state.kind === 'bwrap') return { words: 'agents in the bwrap sandbox', warning: null };
+  if (state.kind === 'bwrap') return { words: 'agents in the bwrap sandbox', warning: state.sockets ? socketsWarning(state.sockets) : null };
   const warning = state.unintended ? `agents run as you, unsandboxed, so an agent can read what you can (the daemon's token too): ${state.reason}` : null;
   return { words: 'agents run as you, unsandboxed', warning };
 }

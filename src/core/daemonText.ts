@@ -1,6 +1,6 @@
 /**
- * How the CLI (`maestro daemons`) and the board's Daemons screen say a daemon's settings and its clock, one rule for
- * both. No zod here: the board imports it (web/src/api/types.ts), and each side escapes the text its own way.
+ * How the CLI (`maestro daemons`, `maestro doctor`) and the board's Daemons screen say a daemon's settings, its clock
+ * and what its sandbox leaves open, one rule for each. No zod here: the board imports it (web/src/api/types.ts), and each side escapes the text its own way.
  */
 import type { DaemonSettings } from './daemonSettings.js';
 
@@ -11,3 +11,8 @@ export function settingText(key: keyof DaemonSettings, value: DaemonSettings[key
 
 /** Below this a daemon's clock and the database's agree as far as the listing's whole seconds go: not said. */
 export const CLOCK_SKEW_WORTH_SAYING_MS = 2_000;
+
+/** What a sandbox without its abstract sockets scoped leaves open, and why. */
+export function socketsWarning(why: string): string {
+  return `agents in the sandbox can reach abstract sockets made outside it (an X11 display's, which types into your windows): ${why}`;
+}

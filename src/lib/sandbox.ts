@@ -103,7 +103,42 @@ function scratchCaches(spec: SandboxSpec): string[] {
 /** The command to start, in `cwd`, in place of `file args`: itself without a sandbox, bwrap with one. */
 export function sandboxed(sandbox: RunSandbox | null | undefined, cwd: string, file: string, args: readonly string[]): { file: string; args: string[] } {
   if (!sandbox) return { file, args: [...args] };
-  return { file: 'bwrap', args: [...bwrapArgs(sandbox.spec, sandbox.worktree, cwd, sandbox.runFolder), '--', file, ...args] };
+  const scoped = socketScopeProblem() === null ? [PERL, '-e', SCOPE_SCRIPT] : [];
+  return { file: 'bwrap', args: [...bwrapArgs(sandbox.spec, sandbox.worktree, cwd, sandbox.runFolder), '--', ...scoped, file, ...args] };
+}
+
+const PERL = '/usr/bin/perl';
+
+/**
+ * Run first inside the sandbox, it puts itself and what it starts in a Landlock domain scoped for abstract Unix
+ * sockets and signals (Linux 6.12+, ABI 6), then runs the command. The network namespace is shared (the agent talks
+ * to its model), and with it the abstract sockets: an X11 display's (`@/tmp/.X11-unix/X0`, a keyboard into every
+ * window of the person's session), an older D-Bus session bus's. In the domain those made outside refuse to connect
+ * (EPERM); what the run makes and connects to itself works. Perl because it is there on every Linux that has git,
+ * and its `syscall` reaches Landlock; the numbers are the same on every architecture (asm-generic). bwrap has set
+ * no_new_privs already, as Landlock wants.
+ */
+const SCOPE_SCRIPT = [
+  'my $attr = pack("QQQ", 0, 0, 3);', // handled_access_fs, handled_access_net, scoped: abstract Unix sockets | signals
+  'my $fd = syscall(444, $attr, length $attr, 0);', // landlock_create_ruleset
+  'if ($fd < 0) { print STDERR "maestro sandbox: landlock_create_ruleset: $!\\n"; exit 1 }',
+  'if (syscall(446, $fd, 0) != 0) { print STDERR "maestro sandbox: landlock_restrict_self: $!\\n"; exit 1 }',
+  'exec { $ARGV[0] } @ARGV or do { print STDERR "maestro sandbox: execvp $ARGV[0]: $!\\n"; exit 1 };',
+].join(' ');
+
+let scopeProblem: string | null | undefined;
+
+/**
+ * Why a run's abstract sockets cannot be scoped here (null: they are, in every sandbox this process starts): asked
+ * once per process, by starting the scope in a sandbox around `true`.
+ */
+export function socketScopeProblem(env?: NodeJS.ProcessEnv): string | null {
+  if (scopeProblem !== undefined) return scopeProblem;
+  if (!existsSync(PERL)) return (scopeProblem = `${PERL} is not there to scope them (install perl)`);
+  const probe = spawnSync('bwrap', [...bwrapArgs({ kind: 'bwrap', hide: [], readOnly: [], writable: [] }, null, dirname(PERL)), '--', PERL, '-e', SCOPE_SCRIPT, 'true'], { env, encoding: 'utf8', timeout: 30_000 });
+  if (!probe.error && probe.status === 0) return (scopeProblem = null);
+  const why = (probe.stderr || probe.error?.message || `exit ${probe.status}`).trim();
+  return (scopeProblem = `this kernel cannot scope them with Landlock (Linux 6.12 or later can): ${why}`);
 }
 
 const under = (p: string, folder: string) => p === folder || p.startsWith(folder.endsWith(sep) ? folder : folder + sep);
@@ -237,7 +272,7 @@ export function withTool(sandbox: RunSandbox | undefined, executable: string | n
  */
 export function sandboxStartError(code: number | null, stderr: readonly string[]): NodeJS.ErrnoException | null {
   if (code !== 1) return null;
-  const line = stderr.find((l) => /^bwrap: execvp .*: (No such file or directory|Permission denied)$/.test(l));
+  const line = stderr.find((l) => /^(bwrap|maestro sandbox): execvp .*: (No such file or directory|Permission denied)$/.test(l));
   if (!line) return null;
   const errno = line.endsWith('Permission denied') ? 'EACCES' : 'ENOENT';
   return Object.assign(new Error(line), { code: errno, syscall: 'spawn' });

@@ -33,6 +33,7 @@ export const agentSandboxState = z
     kind: z.enum(['bwrap', 'off']).describe('bwrap: agents and checks run in the bubblewrap sandbox; off: as the user who started the daemon'),
     reason: z.string().nullable().describe('why agents run unsandboxed, with what to do about it; null in the sandbox'),
     unintended: z.boolean().describe('off without having been asked to be (agentSandbox "auto" found no working bwrap)'),
+    sockets: z.string().nullable().optional().describe('in the sandbox: why abstract sockets made outside it (an X11 display\'s) stay reachable, null when they do not'),
   })
   .describe('how this daemon runs agents');
 export const healthResponse = z.strictObject({
