@@ -145,7 +145,9 @@ describe.skipIf(unusable)('the agent sandbox (bwrap)', () => {
       const own = `const n = require('net'); const s = n.createServer((c) => c.end()).listen('\\0own-${name}', () => { const c = n.connect('\\0own-${name}'); c.on('connect', () => { console.log('own connected'); c.destroy(); s.close(); }); c.on('error', (e) => { console.log('own', e.code); s.close(); }); });`;
       const script = `${process.execPath} -e "${connect(name)}"; ${process.execPath} -e "${own}"`;
       expect(sh(null, l.worktree, script).out.split('\n')).toEqual(['connected', 'own connected']);
-      expect(sh(l.sandbox, l.worktree, script).out.split('\n')).toEqual(['EPERM', 'own connected']);
+      const inside = sh(l.sandbox, l.worktree, script);
+      expect(inside.out.split('\n')).toEqual(['EPERM', 'own connected']);
+      expect(inside.err).toBe('');
     } finally {
       server.close();
     }

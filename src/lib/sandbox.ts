@@ -103,8 +103,10 @@ function scratchCaches(spec: SandboxSpec): string[] {
 /** The command to start, in `cwd`, in place of `file args`: itself without a sandbox, bwrap with one. */
 export function sandboxed(sandbox: RunSandbox | null | undefined, cwd: string, file: string, args: readonly string[]): { file: string; args: string[] } {
   if (!sandbox) return { file, args: [...args] };
-  const scoped = socketScopeProblem() === null ? [PERL, '-e', SCOPE_SCRIPT] : [];
-  return { file: 'bwrap', args: [...bwrapArgs(sandbox.spec, sandbox.worktree, cwd, sandbox.runFolder), '--', ...scoped, file, ...args] };
+  const scoped = socketScopeProblem() === null;
+  // PERL_BADLANG=0: no warning from perl on every run where the locale named is not installed.
+  const quiet = scoped ? ['--setenv', 'PERL_BADLANG', '0'] : [];
+  return { file: 'bwrap', args: [...bwrapArgs(sandbox.spec, sandbox.worktree, cwd, sandbox.runFolder), ...quiet, '--', ...(scoped ? [PERL, '-e', SCOPE_SCRIPT] : []), file, ...args] };
 }
 
 const PERL = '/usr/bin/perl';
@@ -135,7 +137,7 @@ let scopeProblem: string | null | undefined;
 export function socketScopeProblem(env?: NodeJS.ProcessEnv): string | null {
   if (scopeProblem !== undefined) return scopeProblem;
   if (!existsSync(PERL)) return (scopeProblem = `${PERL} is not there to scope them (install perl)`);
-  const probe = spawnSync('bwrap', [...bwrapArgs({ kind: 'bwrap', hide: [], readOnly: [], writable: [] }, null, dirname(PERL)), '--', PERL, '-e', SCOPE_SCRIPT, 'true'], { env, encoding: 'utf8', timeout: 30_000 });
+  const probe = spawnSync('bwrap', [...bwrapArgs({ kind: 'bwrap', hide: [], readOnly: [], writable: [] }, null, dirname(PERL)), '--setenv', 'PERL_BADLANG', '0', '--', PERL, '-e', SCOPE_SCRIPT, 'true'], { env, encoding: 'utf8', timeout: 30_000 });
   if (!probe.error && probe.status === 0) return (scopeProblem = null);
   const why = (probe.stderr || probe.error?.message || `exit ${probe.status}`).trim();
   return (scopeProblem = `this kernel cannot scope them with Landlock (Linux 6.12 or later can): ${why}`);
