@@ -56,6 +56,11 @@ export class ConflictRuns {
     return this.awaiting.has(taskId);
   }
 
+  /** The run the task waits for a slot for, if it does. */
+  waitingFor(taskId: string): MergeRunKind | undefined {
+    return this.awaiting.get(taskId);
+  }
+
   /** A car conflicted: its conflict run starts now, or once a slot is free; or a person is asked. */
   open(task: Task, message: string, files: string[]): Promise<void> {
     return this.inTurn(task.projectId, () => this.openNow(task, message, files));

@@ -98,7 +98,7 @@ function coordinator(s: Store, home: string, owner: string, extra: { hooks?: Mer
       running.add(task.id);
       return true;
     },
-    hasRunningRun: async (taskId) => running.has(taskId),
+    runningRun: async (taskId) => (running.has(taskId) ? 'conflict' : null),
     repos: extra.repos ?? new ProjectRepos(home),
     owner,
     leaseMs: 60_000,
@@ -203,7 +203,7 @@ describe('merge trains', () => {
       }
     })(tempDir('maestro-home-'));
     const errors: Error[] = [];
-    const merges = new MergeCoordinator(s, { hooks: {}, startConflictRun: async () => true, hasRunningRun: async () => false, repos, owner: 'd1', leaseMs: 60_000, onChange: () => {}, onError: (e) => errors.push(e) });
+    const merges = new MergeCoordinator(s, { hooks: {}, startConflictRun: async () => true, runningRun: async () => null, repos, owner: 'd1', leaseMs: 60_000, onChange: () => {}, onError: (e) => errors.push(e) });
     await merges.tick();
     expect(errors).toEqual([]);
     // a and b in the first train (one push, one sync); c, its new commit not fetched, in a train of its own after it.

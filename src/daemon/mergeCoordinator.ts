@@ -21,13 +21,13 @@
  * run first (mergeQueue.ts), opened like a conflict run once the lease is released.
  */
 import { MaestroError, coerceError, isMaestroError } from '../core/errors.js';
-import type { Project, Task } from '../core/types.js';
+import type { Project, RunKind, Task } from '../core/types.js';
 import { loadProjectConfig, type ProjectConfig } from '../executor/projectConfig.js';
 import { assertMainCheckout, refsMergedInto } from '../git/merge.js';
 import { conflictHeldElsewhere, mergeLeaseHeldElsewhere, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
 import type { TransitionFields } from '../store/ops/transitionTask.js';
 import { ConflictRuns, type MergeRunKind } from './conflictRuns.js';
-import { checkEvent, mustCheckFor } from './mergeQueue.js';
+import { checkEvent, inQueueOrder, mustCheckFor } from './mergeQueue.js';
 import { carsFor, type CarDeps } from './mergeCars.js';
 import { cleanUpLanded, type CleanupDeps, type Landed } from './mergeCleanup.js';
 import { LockWaits } from './mergeLock.js';
@@ -73,7 +73,8 @@ export class MergeCoordinator {
       hooks: MergeHooks;
       /** Starts a conflict run (or a merge check: mergeQueue.ts) for the task; returns false when no slot is free. */
       startConflictRun: (task: Task, kind: MergeRunKind) => Promise<boolean>;
-      hasRunningRun: (taskId: string) => Promise<boolean>;
+      /** The kind of the task's running run, or null when none runs. */
+      runningRun: (taskId: string) => Promise<RunKind | null>;
       repos: ProjectRepos;
       /** This daemon: who holds a project's merge lease while it merges there. */
       owner: string;
@@ -255,17 +256,18 @@ export class MergeCoordinator {
     const merging = (await this.store.tasks.list({ status: 'merging', projectId, limit: 10_000 })).sort((a, b) => a.updatedAt - b.updatedAt);
     const now = this.store.clock();
     const due: Task[] = [];
+    let checking = false;
     for (const task of merging) {
-      if (tried.has(task.id)) continue;
+      const running = this.conflictRuns.waitingFor(task.id) ?? (await this.opts.runningRun(task.id)); // waits for a slot, or at work
+      if (running === 'merge_check') checking = true;
+      if (running || tried.has(task.id)) continue;
       const retry = this.refused.get(task.id);
       if (retry && now < retry.at) continue;
-      if (this.conflictRuns.isWaiting(task.id)) continue; // its conflict run waits for a slot
-      if (await this.opts.hasRunningRun(task.id)) continue; // a conflict run is at work
       // Another live daemon found its conflict and owes it a conflict run: merging it here would open a second.
       if (await conflictHeldElsewhere(this.store.db, { taskId: task.id, me: this.opts.owner, now, staleMs: 3 * this.opts.leaseMs })) continue;
       due.push(task);
     }
-    return due;
+    return inQueueOrder(due, checking);
   }
 
   /** `due` in trains (each now tried in this round): the fresh ones together, up to MAX_TRAIN, each retried push alone. */

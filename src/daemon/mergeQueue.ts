@@ -8,6 +8,12 @@
  * meanwhile is checked again, up to MAX_CHECK_ROUNDS times; then a person is asked. A check that fails lands
  * nothing and sends the task to needs_attention, naming the check and what the base brought in.
  *
+ * One change is checked at a time, in the order of approval: while a project's merge check runs (or waits for a slot),
+ * nothing else of it lands, and the train stops at the first car it leaves out for one. Else every car approved
+ * together would be checked on the same main, the first to pass would land and move it, and each of the others would
+ * be checked again, the fourth of them past MAX_CHECK_ROUNDS: a person asked though nothing else moved main. A car
+ * whose check passed goes first in its train, on the main it was checked with.
+ *
  * No checks configured, `ff-only` (a conflict run brings main in, and runs the checks), or a fast-forward: nothing
  * changes, no run, no cost.
  */
@@ -23,6 +29,16 @@ export const MAX_CHECK_ROUNDS = 3;
 export function mustCheckFor(repo: string, strategy: 'ff-only' | 'merge' | 'no-ff', checks: number): ((car: Car, head: string) => Promise<boolean>) | undefined {
   if (strategy === 'ff-only' || checks === 0) return undefined;
   return async (car, head) => !(await isAncestor(repo, head, car.tip));
+}
+
+/**
+ * The order a project's due tasks go in (oldest approval first): none while one of its merge checks is at work or
+ * waits for a slot (`checking`), and a task whose merge check passed before the rest.
+ */
+export function inQueueOrder(due: Task[], checking: boolean): Task[] {
+  if (checking) return [];
+  const passed = (t: Task) => mergeChecked(t) !== null;
+  return [...due.filter(passed), ...due.filter((t) => !passed(t))];
 }
 
 /**

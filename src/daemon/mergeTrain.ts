@@ -84,8 +84,9 @@ export async function runTrain(opts: TrainOptions): Promise<CarOutcome[]> {
       continue;
     }
     if (await opts.mustCheck?.(car, head)) {
+      // One check at a time (mergeQueue.ts): the cars behind stay approved for the train after it.
       outcomes.push({ kind: 'check', car, head });
-      continue;
+      break;
     }
     const refused = await opts.veto(car);
     if (refused !== null) {

@@ -110,7 +110,7 @@ export class Orchestrator {
     this.merges = new MergeCoordinator(store, {
       hooks,
       startConflictRun: (task, kind) => this.startConflictRun(task, kind),
-      hasRunningRun: async (taskId) => (await this.store.runs.list({ taskId, status: 'running' })).length > 0,
+      runningRun: async (taskId) => (await this.store.runs.list({ taskId, status: 'running' }))[0]?.kind ?? null,
       repos: this.repos,
       owner: this.owner,
       leaseMs: config.leaseMs,

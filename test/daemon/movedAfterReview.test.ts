@@ -46,7 +46,7 @@ function coordinator(s: Store) {
   const merges = new MergeCoordinator(s, {
     hooks: {},
     startConflictRun: async () => true,
-    hasRunningRun: async () => false,
+    runningRun: async () => null,
     repos: new ProjectRepos(tempDir('maestro-home-')),
     owner: 'd1',
     leaseMs: 60_000,

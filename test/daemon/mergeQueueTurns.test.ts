@@ -1,0 +1,58 @@
+/**
+ * The merge queue's turns (daemon/mergeQueue.ts): five changes approved together, each no fast-forward of the main the
+ * one before it leaves, all land, each checked once on the main it lands on. Checked all at once on the same main, the
+ * first to pass moved it, the others were checked again, and the fifth ran out of rounds: a person was asked though
+ * nothing but the queue itself had moved main.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Task } from '../../src/core/types.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { git, makeRepo } from '../helpers/repo.js';
+import { until, untilStatus } from '../helpers/wait.js';
+
+const NAMES = ['a', 'b', 'c', 'd', 'e'];
+/** Task "Add <n>" writes <n>.txt: no two touch the same file, so every merge is clean, and none a fast-forward but the first. */
+const SCRIPT = `steps:
+${NAMES.map((n) => `  - match: { role: execute, title: "Add ${n}" }\n    actions:\n      - write: { path: ${n}.txt, content: "${n}\\n" }`).join('\n')}
+  - match: { role: review }
+    actions:
+      - verdict: { verdict: approve, findings: [] }
+`;
+
+describe('the merge queue checks one change at a time', () => {
+  let daemon: TestDaemon | null = null;
+  afterEach(async () => {
+    await daemon?.stop({ graceMs: 2000 });
+    daemon = null;
+    removeTempDirs();
+  });
+
+  it('lands five changes approved together, each merge checked once, and asks nobody', async () => {
+    const config = { mergeStrategy: 'merge', checks: [{ name: 'readme', command: 'test -f README.md' }] };
+    const repo = makeRepo({ 'README.md': '# p\n', '.maestro/config.json': JSON.stringify(config) });
+    const script = join(tempDir('maestro-script-'), 'script.yaml');
+    writeFileSync(script, SCRIPT);
+    const d = (daemon = await startTestDaemon({ tickMs: 100 }));
+    const project = await d.store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
+    const tasks: Task[] = [];
+    for (const n of NAMES) tasks.push(await d.store.tasks.create({ projectId: project.id, title: `Add ${n}`, complexity: 'easy' }));
+    d.orchestrator.kick();
+    for (const t of tasks) await untilStatus(d, t.id, 'exec_review', ['needs_attention', 'done']);
+    for (const t of tasks) expect((await daemonRequest(d, 'POST', `/api/tasks/${t.id}/approve`, { who: 'ada' })).status).toBe(200);
+    d.orchestrator.kick();
+
+    const settled = await until(d.bus, async () => {
+      const all = await Promise.all(tasks.map((t) => d.store.tasks.get(t.id)));
+      return all.every((t) => t.status === 'done' || t.status === 'needs_attention') ? all : null;
+    }, 'all five merged or parked');
+    expect(settled.map((t) => `${t.title}: ${t.status}${t.lastRunError ? ` (${t.lastRunError})` : ''}`)).toEqual(NAMES.map((n) => `Add ${n}: done`));
+    expect(git(repo, 'ls-tree', '--name-only', 'main').split('\n')).toEqual(expect.arrayContaining(NAMES.map((n) => `${n}.txt`)));
+    // One change went first as a fast-forward; each of the other four was checked exactly once.
+    const checks = await Promise.all(tasks.map(async (t) => (await d.store.runs.list({ taskId: t.id })).filter((r) => r.kind === 'merge_check').map((r) => r.status)));
+    expect(checks.flat()).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+    expect(checks.filter((c) => c.length === 0)).toHaveLength(1);
+  });
+});
