@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bwrapUnusable } from '../../test/helpers/bwrap.js';
-import { sandboxProblem, sandboxed, socketScopeProblem, withStateDirs, withTool, type RunSandbox } from './sandbox.js';
+import { sandboxProblem, sandboxStartError, sandboxed, socketScopeProblem, withStateDirs, withTool, type RunSandbox } from './sandbox.js';
 
 const unusable = bwrapUnusable();
 const scopeProblem = unusable ? 'bwrap is unusable here' : socketScopeProblem();
@@ -165,7 +165,10 @@ describe.skipIf(unusable)('the agent sandbox (bwrap)', () => {
       const start = sandboxed(sandbox, l.worktree, tool, []);
       return spawnSync(start.file, start.args, { cwd: l.worktree, encoding: 'utf8', timeout: 60_000 });
     };
-    expect(run(l.sandbox).stderr).toMatch(/execvp .*agent-cli: No such file or directory/);
+    const missing = run(l.sandbox);
+    expect(missing.stderr).toMatch(/execvp .*agent-cli: No such file or directory/);
+    // Read as the spawn error it stands for: the provider says the tool is not installed.
+    expect(sandboxStartError(missing.status, missing.stderr.trim().split('\n'))?.code).toBe('ENOENT');
     expect(run(withTool(l.sandbox, tool)!).stdout).toBe('hello from beside the tool\n');
     // A tool in the hidden home, or one whose folder is the shared /tmp, shows nothing more.
     writeFileSync(join(l.home, 'tool'), '#!/bin/sh\n');
