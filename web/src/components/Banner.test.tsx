@@ -49,8 +49,13 @@ describe('Banner', () => {
     await act(() => useHealth.getState().load());
     expect(screen.getByTestId('agent-sandbox').textContent).toBe('Agents sandboxed');
     expect(screen.getByTestId('agent-sandbox').className).not.toMatch(/bad/);
+    // In the sandbox on a kernel that cannot scope abstract sockets: said, with why, in the tooltip.
+    answer = { ok: true, conditions: [], agentSandbox: { kind: 'bwrap', reason: null, unintended: false, sockets: 'this kernel cannot scope them with Landlock (Linux 6.12 or later can): EINVAL' } };
+    await act(() => useHealth.getState().load());
+    expect(screen.getByTestId('agent-sandbox').textContent).toBe('Agents sandboxed (!)');
+    expect(screen.getByTestId('agent-sandbox').getAttribute('title')).toBe("Agents and checks run in the bwrap sandbox, but they can reach abstract sockets made outside it (an X11 display's, which types into your windows): this kernel cannot scope them with Landlock (Linux 6.12 or later can): EINVAL");
     act(() => setLanguage('zh'));
-    expect(await screen.findByText('代理已隔离')).toBeTruthy();
+    expect(await screen.findByText('代理已隔离 (!)')).toBeTruthy();
     act(() => setLanguage('en'));
   });
 

@@ -3,10 +3,11 @@
  * start meanwhile), a project's shared remote or its folder; and whether its agents run sandboxed (a warning when they run as the
  * user without anyone having chosen it).
  */
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { LANGUAGES, setLanguage, type Language } from '../i18n/index.js';
 import { useConnection } from '../stores/connection.js';
-import { useHealth } from '../stores/health.js';
+import { useHealth, type AgentSandbox } from '../stores/health.js';
 import styles from './Banner.module.css';
 
 /** Conditions the board words in the chosen language (the daemon's message stays in the tooltip); any other shows its message. */
@@ -31,8 +32,8 @@ export function Banner() {
         </span>
       ))}
       {sandbox && (
-        <span data-testid="agent-sandbox" className={sandbox.kind === 'bwrap' ? styles.ok : sandbox.unintended ? styles.bad : styles.muted} title={sandbox.kind === 'bwrap' ? t('sandbox.bwrapTitle') : t('sandbox.offTitle', { reason: sandbox.reason ?? '' })}>
-          {t(`sandbox.${sandbox.kind}`)}
+        <span data-testid="agent-sandbox" className={sandbox.kind === 'bwrap' ? (sandbox.sockets ? styles.muted : styles.ok) : sandbox.unintended ? styles.bad : styles.muted} title={sandboxTitle(sandbox, t)}>
+          {t(`sandbox.${sandbox.kind}`)}{sandbox.kind === 'bwrap' && sandbox.sockets ? ' (!)' : ''}
         </span>
       )}
       <label className={styles.lang}>
@@ -47,4 +48,10 @@ export function Banner() {
       </label>
     </header>
   );
+}
+
+/** The sandbox's tooltip: what it keeps from agents, what it leaves open (abstract sockets this kernel cannot scope), or why there is none. */
+function sandboxTitle(sandbox: AgentSandbox, t: TFunction): string {
+  if (sandbox.kind === 'off') return t('sandbox.offTitle', { reason: sandbox.reason ?? '' });
+  return sandbox.sockets ? t('sandbox.socketsTitle', { reason: sandbox.sockets }) : t('sandbox.bwrapTitle');
 }

@@ -15,6 +15,8 @@ export interface AgentSandbox {
   kind: 'bwrap' | 'off';
   reason: string | null;
   unintended: boolean;
+  /** In the sandbox: why abstract sockets made outside it (an X11 display's) stay reachable; null or absent: they do not. */
+  sockets?: string | null;
 }
 
 interface HealthState {
