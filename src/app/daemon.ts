@@ -41,6 +41,8 @@ import { createDemo } from '../demo/demo.js';
 import { providerProblem } from '../daemon/providerCheck.js';
 import { remoteOf, workRepoOf, type ProjectRepos } from '../daemon/repos.js';
 import { promoteOnRemote } from '../daemon/sharedKnowledge.js';
+import { promoteInCheckout } from '../daemon/checkoutKnowledge.js';
+import type { PromotionResult } from '../knowledge/lifecycle/promote/promote.js';
 import type { Project } from '../core/types.js';
 import { knowledgeRoutes } from '../api/routes/knowledge.js';
 import { KnowledgeService, resolveKnowledgeConfig } from '../knowledge/service.js';
@@ -362,16 +364,16 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
     const work = workRepoOf(config.home, project);
     return existsSync(work) ? work : project.repoPath;
   };
-  // A promotion changes files main tracks: on a shared remote it lands on the remote's main, as a merge does.
-  const promoteShared = async <T>(projectId: string, sessionId: string, promote: (repoPath: string) => T): Promise<T | null> => {
+  // A promotion changes files main tracks: committed under the merge lease, and on a shared remote pushed to its main, as a merge is.
+  const promoteCommitted = async <T extends PromotionResult>(projectId: string, sessionId: string, promote: (repoPath: string) => T) => {
     const project = await store.projects.get(projectId);
-    if (!remoteOf(project)) return null;
-    return promoteOnRemote({ store, repos, owner: config.name, leaseMs: config.leaseMs, onError: logError }, project, sessionId, promote);
+    const deps = { store, repos, owner: config.name, leaseMs: config.leaseMs, onError: logError };
+    return remoteOf(project) ? promoteOnRemote(deps, project, sessionId, promote) : promoteInCheckout(deps, project, sessionId, promote);
   };
   const builtIn = [
     async (a: FastifyInstance, doc: OpenApiDoc) => {
       // Review, promotion and audit act on a registered project's `.workflow/` only: where its runs work (repoFor).
-      await a.register(knowledgeRoutes, { pool: knowledge.pool, lifecycle: knowledge.lifecycle, env: knowledge.config.env, doc, projectRoot: async (projectId: string) => repoFor(await store.projects.get(projectId)), promoteShared, supersededOf: (projectId, ids) => store.tasks.superseded(ids, projectId), confineRoot: (root) => confineToProjects(store, root) });
+      await a.register(knowledgeRoutes, { pool: knowledge.pool, lifecycle: knowledge.lifecycle, env: knowledge.config.env, doc, projectRoot: async (projectId: string) => repoFor(await store.projects.get(projectId)), promoteCommitted, supersededOf: (projectId, ids) => store.tasks.superseded(ids, projectId), confineRoot: (root) => confineToProjects(store, root) });
     },
     (a: FastifyInstance, doc: OpenApiDoc) => observerRoutes(a, observer.routeDeps, doc),
   ];

@@ -46,12 +46,13 @@ describe('promoteOnRemote', () => {
   it('lands what the promotion wrote on the remote main in one commit, never the session files', async () => {
     const { remote, project, deps } = await setup();
     const before = git(remote, 'rev-parse', 'main');
+    const done = { promoted: [] };
     const result = await promoteOnRemote(deps, project, 's1', (clone) => {
       mkdirSync(join(clone, '.workflow', 'sessions', 's1'), { recursive: true });
       writePromotion(clone, join(clone, '.workflow', 'sessions', 's1', 'knowledge-promotion.json'));
-      return 'done';
+      return done;
     });
-    expect(result).toBe('done');
+    expect(result).toBe(done);
     expect(git(remote, 'log', '--format=%s', `${before}..main`)).toBe('Knowledge promoted from session s1');
     expect(git(remote, 'show', '--name-only', '--format=', 'main')).toBe('.workflow/specs/coding-conventions.md');
     expect(await store!.db.all(`SELECT * FROM merge_locks`)).toEqual([]);

@@ -9,6 +9,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { coerceError, MaestroError } from '../core/errors.js';
+import { taskIdOfSession } from '../core/supersededVersion.js';
 import type { Project } from '../core/types.js';
 import { writeFileAtomic } from '../lib/atomicWrite.js';
 import { linkOutOfRepo } from '../lib/repoWrites.js';
@@ -28,7 +29,7 @@ export interface SharedKnowledgeDeps {
 }
 
 /** Runs `promote` in the project's clone (given its path) and lands what it wrote on the remote's main; see the file's comment. */
-export async function promoteOnRemote<T>(deps: SharedKnowledgeDeps, project: Project, sessionId: string, promote: (clone: string) => T): Promise<T> {
+export async function promoteOnRemote<T extends Promoted>(deps: SharedKnowledgeDeps, project: Project, sessionId: string, promote: (clone: string) => T): Promise<T> {
   const { store, repos, owner, leaseMs } = deps;
   return repos.exclusive(project.id, async () => {
     if (!(await takeMergeLease(store.db, { projectId: project.id, owner, now: store.clock(), leaseMs }))) {
@@ -43,7 +44,7 @@ export async function promoteOnRemote<T>(deps: SharedKnowledgeDeps, project: Pro
         const changed = await knowledgeChanges(clone);
         if (!changed.length) return result;
         await git(clone, ['add', '--', ...changed]);
-        await git(clone, ['commit', '-q', '-m', `Knowledge promoted from session ${sessionId}`, '--', ...changed]);
+        await git(clone, ['commit', '-q', '--no-verify', '-m', await promotionMessage(store, sessionId, result), '--', ...changed]);
         await repos.pushMain(project, clone);
         // On the remote now: nothing after this may undo it.
         await recordPromotionCommit(store, project, clone, sessionId, changed).catch((err) => deps.onError?.(coerceError(err)));
@@ -77,14 +78,36 @@ async function undo(clone: string, base: string): Promise<void> {
   await git(clone, ['clean', '-q', '-f', '--', ...KNOWLEDGE_FILES]);
 }
 
+/** What a promotion's commit message names: the entries it wrote. */
+export interface Promoted {
+  promoted: ReadonlyArray<{ promoted_id: string }>;
+}
+
+/**
+ * A promotion commit's message: the task whose session it came from (its title and id; any other session by its
+ * id) and the entries written, e.g. `Knowledge promoted from task "Add greet" (t_…): S-20261207-…, K-20261207-…`.
+ */
+export async function promotionMessage(store: Store, sessionId: string, result: Promoted): Promise<string> {
+  const taskId = taskIdOfSession(sessionId);
+  const task = taskId ? await store.tasks.get(taskId).catch(() => null) : null;
+  const from = task ? `task "${oneLine(task.title)}" (${task.id})` : `session ${sessionId}`;
+  const ids = result.promoted.map((p) => p.promoted_id);
+  return `Knowledge promoted from ${from}${ids.length ? `: ${ids.join(', ')}` : ''}`;
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 72 ? `${line.slice(0, 71)}…` : line;
+}
+
 /** The project's spec and knowhow files, as git pathspecs. */
-const KNOWLEDGE_FILES = [':(glob).workflow/specs/*.md', ':(glob).workflow/knowhow/**/*.md'];
+export const KNOWLEDGE_FILES = [':(glob).workflow/specs/*.md', ':(glob).workflow/knowhow/**/*.md'];
 
 /**
  * The knowledge files a promotion changed in the clone: the project's spec and knowhow files. Never its
  * sessions (receipts and ledgers stay this host's), its search index or its lock and temporary files.
  */
-async function knowledgeChanges(clone: string): Promise<string[]> {
+export async function knowledgeChanges(clone: string): Promise<string[]> {
   const { stdout } = await git(clone, ['status', '--porcelain', '-z', '--untracked-files=all', '--', ...KNOWLEDGE_FILES]);
   return stdout
     .split('\0')

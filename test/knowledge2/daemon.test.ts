@@ -4,7 +4,7 @@
  * (card + injected spec, deprecated one skipped) reaches the agent, and the
  * agent's report becomes pending candidates — never a commit, never a rule.
  */
-import { chmodSync, existsSync, lstatSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -136,8 +136,9 @@ describe('knowledge in the orchestrator', () => {
     const promoted = await promote();
     expect(promoted.statusCode).toBe(200);
     expect(promoted.json().promoted).toHaveLength(2);
-    // One commit on the remote's main, with the spec files only (no session, no index), naming the session.
-    expect(git(remote, 'log', '--format=%s', `${mainBefore}..main`)).toBe(`Knowledge promoted from session ${sid}`);
+    // One commit on the remote's main, with the spec files only (no session, no index), naming the task and the entries.
+    const ids = (promoted.json().promoted as Array<{ promoted_id: string }>).map((p) => p.promoted_id).join(', ');
+    expect(git(remote, 'log', '--format=%s', `${mainBefore}..main`)).toBe(`Knowledge promoted from task "Add greeting" (${task.id}): ${ids}`);
     const files = git(remote, 'show', '--name-only', '--format=', 'main').split('\n').filter(Boolean);
     expect(files.length).toBeGreaterThan(0);
     expect(files.every((f) => /^\.workflow\/specs\/[^/]+\.md$/.test(f))).toBe(true);
@@ -148,6 +149,51 @@ describe('knowledge in the orchestrator', () => {
     const again = await promote();
     expect(again.json().promoted).toEqual([]);
     expect(git(remote, 'log', '--format=%s', `${mainBefore}..main`).split('\n')).toHaveLength(1);
+  });
+
+  it("a promotion at exec_review in the project's own checkout commits what it wrote, and the task then merges; the person's own files stay theirs", async () => {
+    // The candidates go to architecture-constraints.md: tracked, so the promotion's change made the checkout dirty.
+    const arch = '<spec-entry category="arch" keywords="layer" date="2026-01-01" sid="S-20260101-layr" title="Layers">\n\n### Layers\n\nsrc/ holds one layer.\n\n</spec-entry>\n';
+    const repo = makeRepo({ 'README.md': '# test\n', '.workflow/specs/coding-conventions.md': SPECS, '.workflow/specs/architecture-constraints.md': arch });
+    daemon = await startTestDaemon({ tickMs: 100 });
+    const { store, bus } = daemon;
+    const project = await store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
+    const task = await runGreeting(store, bus, project.id);
+    const root = resolveWorkflowRoot({ env: { ...process.env, MAESTRO_HOME: daemon.config.home }, workflowRoot: repo });
+    const sid = sessionIdFor(task.id);
+    const [execute] = await store.runs.list({ taskId: task.id });
+    await poll(() => readRun(root, sid, runIdFor(execute!.id)).status === 'sealed', 'the execute run sealed in the ledger', 60_000);
+    // The person's own work in the checkout, uncommitted: a knowhow draft (where promotions write) and a note.
+    mkdirSync(join(repo, '.workflow', 'knowhow'), { recursive: true });
+    writeFileSync(join(repo, '.workflow', 'knowhow', 'my-draft.md'), 'half a thought\n');
+    writeFileSync(join(repo, 'notes.txt'), 'mine\n');
+    const mainBefore = git(repo, 'rev-parse', 'main');
+
+    const promoted = await daemon.app.inject({ method: 'POST', url: `/api/knowledge/review/${sid}/promote?projectId=${project.id}`, payload: { all: true } });
+    expect(promoted.statusCode).toBe(200);
+    const ids = (promoted.json().promoted as Array<{ promoted_id: string }>).map((p) => p.promoted_id);
+    expect(ids).toHaveLength(2);
+    // One commit on main, naming the task and the entries, holding only the files the promotion wrote.
+    expect(git(repo, 'log', '--format=%s', `${mainBefore}..main`)).toBe(`Knowledge promoted from task "Add greeting" (${task.id}): ${ids.join(', ')}`);
+    const files = git(repo, 'show', '--name-only', '--format=', 'main').split('\n').sort();
+    expect(files).toContain('.workflow/specs/architecture-constraints.md');
+    expect(files.every((f) => f.startsWith('.workflow/specs/') || f.startsWith('.workflow/knowhow/'))).toBe(true);
+    expect(files).not.toContain('.workflow/knowhow/my-draft.md');
+    expect(promoted.json().commit).toEqual({ sha: git(repo, 'rev-parse', 'main'), files: expect.arrayContaining(files), uncommitted: [], why: null });
+    // The checkout is clean but for the person's untracked files, untouched.
+    expect(git(repo, 'status', '--porcelain', '--untracked-files=all', '--', '.workflow/specs', '.workflow/knowhow', 'notes.txt')).toBe('?? .workflow/knowhow/my-draft.md\n?? notes.txt'.trim());
+    expect(readFileSync(join(repo, '.workflow', 'knowhow', 'my-draft.md'), 'utf8')).toBe('half a thought\n');
+
+    // Approving the task now merges it (it was refused: the promoted spec file left the checkout dirty).
+    const approved = await daemon.app.inject({ method: 'POST', url: `/api/tasks/${task.id}/approve`, payload: { gate: 'exec_review' } });
+    expect(approved.statusCode, approved.body).toBe(200);
+    await until(bus, async () => {
+      const t = await store.tasks.get(task.id);
+      return t.status === 'done' ? t : t.status === 'needs_attention' ? Promise.reject(new Error(`needs attention: ${t.lastRunError}`)) : null;
+    }, 'done');
+    expect(git(repo, 'show', 'main:src/greet.ts')).toContain('hello');
+    expect(git(repo, 'show', 'main:.workflow/specs/architecture-constraints.md')).toContain(ids[0]);
+    expect(readFileSync(join(repo, 'notes.txt'), 'utf8')).toBe('mine\n');
   });
 
   it("a rejected version's candidates stay in the review queue, after the current ones, saying where they come from (API and CLI)", async () => {

@@ -16,6 +16,7 @@ import { tempDir } from '../helpers/db.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { until } from '../helpers/wait.js';
 import { SPEC_FILE } from '../helpers/knowledge2.js';
+import { git } from '../helpers/repo.js';
 import { resolveWorkflowRoot } from '../../src/knowledge/format/root.js';
 import { createSession } from '../../src/knowledge/lifecycle/session/store.js';
 import { stage } from '../../src/knowledge/lifecycle/session/ops.js';
@@ -179,6 +180,9 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     const root = resolveWorkflowRoot({ env: process.env, workflowRoot: project!.repoPath });
     mkdirSync(join(root.workflowDir, 'specs'), { recursive: true });
     writeFileSync(join(root.workflowDir, 'specs', 'coding-conventions.md'), SPEC_FILE);
+    // Committed, as a team's specs are: a promotion into a file with a person's uncommitted changes is not committed.
+    git(project!.repoPath, 'add', '.workflow/specs/coding-conventions.md');
+    git(project!.repoPath, 'commit', '-q', '-m', 'Coding conventions');
     createSession(root, 'review-demo', 'teach the board');
     const rule = 'Every background queue is drained before the daemon shuts down, so no accepted job is lost.';
     const { candidate } = stage(root, { target: 'spec', title: 'Drain queues on shutdown', content: rule, category: 'coding', session: 'review-demo', evidence: ['src/daemon/daemon.ts'] }, process.env);
@@ -208,8 +212,8 @@ describe.skipIf(skip !== null)('web board in Chromium', () => {
     await card.getByText('Resolved: No rule covers shutdown order yet.').waitFor();
     await shot('11-knowledge-review');
     await card.getByRole('button', { name: 'Promote' }).click();
-    // The demo's own checkout: written there, not committed, as the note says.
-    await page.getByTestId('review-note').getByText(/^Promoted as S-\d{8}-[a-f0-9]{16}\. Written to \.workflow\/ in .+, not committed: commit it there/).waitFor();
+    // The demo's own checkout: committed there by the daemon, as the note says (no merge is held up by it).
+    await page.getByTestId('review-note').getByText(/^Promoted as S-\d{8}-[a-f0-9]{16}\. Committed in .+ \([0-9a-f]{7}\)\.$/).waitFor();
     const promotedId = /^Promoted as (S-\d{8}-[a-f0-9]{16})\./.exec((await page.getByTestId('review-note').textContent())!)![1]!;
     const specs = readdirSync(join(root.workflowDir, 'specs')).map((f) => readFileSync(join(root.workflowDir, 'specs', f), 'utf8')).join('\n');
     expect(specs).toContain(rule);

@@ -41,7 +41,7 @@ export interface KnowledgeRouteOptions {
   /** What the store says of a task version a person replaced (see ReviewRouteOptions). */
   supersededOf?: ReviewRouteOptions['supersededOf'];
   /** Where a promotion runs for a project on a shared remote (see ReviewRouteOptions). */
-  promoteShared?: ReviewRouteOptions['promoteShared'];
+  promoteCommitted?: ReviewRouteOptions['promoteCommitted'];
   /** What the review/promote/audit routes keep between calls: the KnowledgeService's lifecycle context (needed with `projectRoot`). */
   lifecycle?: LifecycleContext;
   /** The environment the review/promote/audit routes resolve a project's root with: the KnowledgeService's (needed with `projectRoot`). */
@@ -149,6 +149,6 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
   });
   if (opts.projectRoot) {
     if (!opts.lifecycle || !opts.env) throw new Error('knowledgeRoutes: projectRoot needs the lifecycle context and the environment of the KnowledgeService (lifecycle, env)');
-    registerReviewRoutes(app, { projectRoot: opts.projectRoot, promoteShared: opts.promoteShared, supersededOf: opts.supersededOf, lifecycle: opts.lifecycle, env: opts.env, doc });
+    registerReviewRoutes(app, { projectRoot: opts.projectRoot, promoteCommitted: opts.promoteCommitted, supersededOf: opts.supersededOf, lifecycle: opts.lifecycle, env: opts.env, doc });
   }
 };

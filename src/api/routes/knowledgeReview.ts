@@ -20,7 +20,8 @@ import { defineRoute, OpenApiDoc } from '../route.js';
 import { errorBody } from '../../core/errors.js';
 import { audit } from '../../knowledge/lifecycle/audit/audit.js';
 import type { LifecycleContext } from '../../knowledge/lifecycle/context.js';
-import { promote } from '../../knowledge/lifecycle/promote/promote.js';
+import { promote, type PromotionResult } from '../../knowledge/lifecycle/promote/promote.js';
+import type { CheckoutCommit } from '../../daemon/checkoutKnowledge.js';
 import type { RefreshHint } from '../../knowledge/lifecycle/reconcile/receipt.js';
 import { RESOLVE_FIELDS, resolveCandidate, review } from '../../knowledge/lifecycle/reconcile/review.js';
 import { scoreSessionAhead } from '../../knowledge/lifecycle/reconcile/scoreAhead.js';
@@ -34,10 +35,11 @@ export interface ReviewRouteOptions {
   /** The repository folder of a registered project; throws UNKNOWN_PROJECT for any other id. */
   projectRoot: (projectId: string) => Promise<string>;
   /**
-   * Runs a promotion where the project's knowledge lives: on a shared remote, in this daemon's clone under the
-   * merge lease, committed and pushed (daemon/sharedKnowledge.ts); absent or null, the route runs it in place.
+   * Runs a promotion where the project's knowledge lives and commits what it wrote, under the merge lease: on a
+   * shared remote in this daemon's clone, pushed (daemon/sharedKnowledge.ts); else in the project's checkout, its
+   * result saying what was committed (daemon/checkoutKnowledge.ts). Absent, the route runs it in place, uncommitted.
    */
-  promoteShared?: <T>(projectId: string, sessionId: string, promote: (repoPath: string) => T) => Promise<T | null>;
+  promoteCommitted?: (projectId: string, sessionId: string, promote: (repoPath: string) => PromotionResult) => Promise<PromotionResult & { commit?: CheckoutCommit }>;
   /**
    * Which of a project's task versions a person replaced, and why (the store's tasks.superseded): what a task's
    * session says as `superseded`. The store, not the session folder, knows it: a rejection made on another
@@ -125,7 +127,7 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
     // A stale receipt is refreshed by the promotion (promote/gates.ts): its scoring done first, in slices. On a
     // shared remote the promotion runs in the clone as synced under the lease, and scores there what changed.
     await scoreSessionAhead(lc, await rootFor(query.projectId), params.sessionId);
-    return (await opts.promoteShared?.(query.projectId, params.sessionId, promoteIn)) ?? promoteIn(await opts.projectRoot(query.projectId));
+    return opts.promoteCommitted ? opts.promoteCommitted(query.projectId, params.sessionId, promoteIn) : promoteIn(await opts.projectRoot(query.projectId));
   });
 
   defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/audit', summary: 'The knowledge audit report (read-only)', tags, query: auditQuery, response: auditResponse }, async ({ query }) =>

@@ -9,6 +9,7 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
+import type { CheckoutCommit } from '../../daemon/checkoutKnowledge.js';
 import type { KnowledgeEntry } from '../../knowledge/format/entry.js';
 import type { CodeNode, GraphNeighbor, KgResponse } from '../../knowledge/graph/graph.js';
 import type { CodeResponse, HealthReport, LoadedEntry, MixedResponse } from '../../knowledge/knowledge.js';
@@ -23,6 +24,11 @@ import type { ExplorationView, SessionView } from '../../observer/view.js';
 import * as k from './knowledge.js';
 import * as r from './knowledgeReview.js';
 import * as o from './observer.js';
+
+/** The promote route's answer: the library's result, and in a project's own checkout what the daemon committed. */
+interface PromotionAnswer extends PromotionResult {
+  commit?: CheckoutCommit | undefined;
+}
 
 type Out<S extends z.ZodType> = z.output<S>;
 
@@ -41,7 +47,7 @@ describe('knowledge and observer wire schemas', () => {
     expectTypeOf<Out<typeof r.reviewCandidateSchema>>().toEqualTypeOf<ReviewCandidate>();
     expectTypeOf<Out<typeof r.reviewResponse>>().toEqualTypeOf<ReviewResult>();
     expectTypeOf<Out<typeof r.resolutionResultSchema>>().toEqualTypeOf<ReturnType<typeof resolveCandidate>>();
-    expectTypeOf<Out<typeof r.promotionResponse>>().toEqualTypeOf<PromotionResult>();
+    expectTypeOf<Out<typeof r.promotionResponse>>().toEqualTypeOf<PromotionAnswer>();
     expectTypeOf<Out<typeof r.auditResponse>>().toEqualTypeOf<AuditResult>();
   });
 

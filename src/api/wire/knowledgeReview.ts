@@ -129,6 +129,15 @@ export const promotionResponse = z.strictObject({
   skipped_suppressed: z.array(z.string()),
   skipped_blocked: z.array(z.strictObject({ candidate_id: z.string(), reason: z.string() })),
   warnings: z.array(z.string()),
+  commit: z
+    .strictObject({
+      sha: z.string().nullable().describe('the commit holding the files the promotion wrote, on the base branch; null when nothing was committed'),
+      files: z.array(z.string()).describe('the knowledge files in that commit'),
+      uncommitted: z.array(z.string()).describe('knowledge files the promotion wrote and left uncommitted'),
+      why: z.string().nullable().describe('why those were left uncommitted'),
+    })
+    .optional()
+    .describe("a promotion in a project's own checkout: what the daemon committed there (a shared remote's is pushed; the CLI commits nothing)"),
 });
 
 export const auditFindingSchema = z.strictObject({

@@ -115,7 +115,7 @@ export const ja: Dictionary = {
     receipt: 'レシート', disposition: '判定', eligibility: '昇格可否', promotesText: '昇格で書き込まれるテキスト', candidateFrom: '実行 {{run}} から（{{kind}}）{{category}}', noMatches: '類似するナレッジはありません。', inputs: 'このセッションが使ったナレッジ',
     reconcile: '照合し直す', staleWhy: '表示内容は古い可能性があります：{{reasons}}。', reconcileDoes: '照合し直すと、これらの候補を現在のプロジェクトのナレッジと改めて照合し、それぞれの状態を表示します。記録した判定は、その指すエントリが存在する限り保たれます。確定の前には照合し直しが必要で、レシートのない候補も同様です。昇格は古い候補を自分で確認し直し、状態が変わっていれば拒否します。', oneSession: 'セッション {{id}} のみ。', wholeQueue: 'キュー全体を表示',
     resolveAs: '判定', target: '対象', reason: '理由', resolve: '確定', needReason: '理由を書いてください（必須です）。', needTarget: '関係するナレッジを選んでください。',
-    promote: '昇格', resolvedAs: '確定済み：{{reason}}', promoted: '{{ids}} として昇格しました。', notCommitted: '{{folder}} の .workflow/ に書き込みました（未コミット）。チームと以降のエージェントで共有するには、そこでコミットしてください（git status でファイルを確認できます）。', notPromoted: '昇格しませんでした：{{why}}', done: '完了。',
+    promote: '昇格', resolvedAs: '確定済み：{{reason}}', promoted: '{{ids}} として昇格しました。', committedIn: '{{folder}} にコミットしました（{{sha}}）。', leftUncommitted: '{{folder}} で未コミット：{{files}}（{{why}}）。', notCommitted: '{{folder}} の .workflow/ に書き込みました（未コミット）。チームと以降のエージェントで共有するには、そこでコミットしてください（git status でファイルを確認できます）。', notPromoted: '昇格しませんでした：{{why}}', done: '完了。',
     as: { duplicate: '重複', related: '関連', conflict: '矛盾', supersede: '置き換える', unique: '新規' },
     receiptState: { missing: 'なし', stale: '古い', fresh: '最新' },
     dispositionName: { unique: '新規', exact_duplicate: '完全な重複', semantic_duplicate: 'ほぼ重複', extends: '拡張', related: '関連', potential_conflict: '矛盾の可能性', supersede_candidate: '置き換えの可能性' },

@@ -115,7 +115,7 @@ export const zh: Dictionary = {
     receipt: '回执', disposition: '判定', eligibility: '可晋升性', promotesText: '晋升时写入的文本', candidateFrom: '来自运行 {{run}}（{{kind}}）{{category}}', noMatches: '没有相似的知识。', inputs: '本会话使用的知识',
     reconcile: '重新核对', staleWhy: '显示的内容可能已过期：{{reasons}}。', reconcileDoes: '重新核对会把这些候选与当前的项目知识重新匹配，并显示各自的状态；你记录的处理决定在其指向的条目仍存在时保留。确认处理前需要先重新核对，没有回执的候选也一样；晋升会自行重新检查过期的候选，若其状态已变则拒绝晋升。', oneSession: '仅显示会话 {{id}}。', wholeQueue: '显示整个队列',
     resolveAs: '处理为', target: '目标', reason: '理由', resolve: '确认处理', needReason: '请说明理由：理由为必填项。', needTarget: '请选择相关的知识条目。',
-    promote: '晋升', resolvedAs: '已处理：{{reason}}', promoted: '已晋升为 {{ids}}。', notCommitted: '已写入 {{folder}} 的 .workflow/，尚未提交：请在那里提交（git status 会列出这些文件），团队和后续代理才能共享。', notPromoted: '未晋升：{{why}}', done: '完成。',
+    promote: '晋升', resolvedAs: '已处理：{{reason}}', promoted: '已晋升为 {{ids}}。', committedIn: '已在 {{folder}} 提交（{{sha}}）。', leftUncommitted: '在 {{folder}} 中未提交：{{files}}（{{why}}）。', notCommitted: '已写入 {{folder}} 的 .workflow/，尚未提交：请在那里提交（git status 会列出这些文件），团队和后续代理才能共享。', notPromoted: '未晋升：{{why}}', done: '完成。',
     as: { duplicate: '重复', related: '相关', conflict: '冲突', supersede: '取代它', unique: '独立' },
     receiptState: { missing: '缺失', stale: '过期', fresh: '最新' },
     dispositionName: { unique: '独立', exact_duplicate: '完全重复', semantic_duplicate: '近似重复', extends: '扩展', related: '相关', potential_conflict: '可能冲突', supersede_candidate: '可能取代' },

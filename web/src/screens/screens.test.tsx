@@ -158,15 +158,20 @@ describe('KnowledgeScreen', () => {
     expect((await screen.findByTestId('review-note')).textContent).toBe('Resolved: KDC-0123456789abcdef → related');
   });
 
-  it("says a promotion in the project's own checkout was written, not committed, and where; not for a shared remote's, which is pushed", async () => {
+  it("says what a promotion in the project's own checkout committed there, and what it left uncommitted and why; nothing of the kind for a shared remote's, which is pushed", async () => {
     const promotion = { schema: 'knowledge-promotion-result/1.0', session_id: 'task-1', promoted: [{ candidate_id: 'KDC-0123456789abcdef', target: 'spec', promoted_id: 'S-20261207-0123456789abcdef', outcome: 'created', supersedes: null }], already_promoted: [], skipped_observed: [], skipped_review_required: [], skipped_suppressed: [], skipped_blocked: [], warnings: [] };
     const project = { id: 'p1', name: 'mathlib', repoPath: '/src/mathlib', config: {}, createdAt: 0, updatedAt: 0, archivedAt: null };
-    for (const [config, said] of [
-      [{}, 'Promoted as S-20261207-0123456789abcdef. Written to .workflow/ in /src/mathlib, not committed: commit it there (git status lists the files) for the team and later agents to share it.'],
-      [{ remote: '/srv/git/mathlib.git' }, 'Promoted as S-20261207-0123456789abcdef.'],
+    const committed = { sha: '0123456789abcdef0123456789abcdef01234567', files: ['.workflow/specs/coding-conventions.md'], uncommitted: [], why: null };
+    const left = { sha: null, files: [], uncommitted: ['.workflow/specs/coding-conventions.md'], why: 'they had uncommitted changes of yours before the promotion' };
+    for (const [config, commit, said] of [
+      [{}, committed, 'Promoted as S-20261207-0123456789abcdef. Committed in /src/mathlib (0123456).'],
+      [{}, left, 'Promoted as S-20261207-0123456789abcdef. Not committed in /src/mathlib: .workflow/specs/coding-conventions.md (they had uncommitted changes of yours before the promotion).'],
+      // A server that commits nothing says no `commit`: written only.
+      [{}, undefined, 'Promoted as S-20261207-0123456789abcdef. Written to .workflow/ in /src/mathlib, not committed: commit it there (git status lists the files) for the team and later agents to share it.'],
+      [{ remote: '/srv/git/mathlib.git' }, undefined, 'Promoted as S-20261207-0123456789abcdef.'],
     ] as const) {
       useProjects.setState({ projects: [{ ...project, config }], selectedId: 'p1' });
-      serve({ '/api/knowledge/review': queue(candidate()), 'POST /api/knowledge/review/task-1/promote': promotion, 'POST /api/knowledge/review/task-1/reconcile': queue(candidate()).sessions[0]!.review });
+      serve({ '/api/knowledge/review': queue(candidate()), 'POST /api/knowledge/review/task-1/promote': { ...promotion, ...(commit ? { commit } : {}) }, 'POST /api/knowledge/review/task-1/reconcile': queue(candidate()).sessions[0]!.review });
       render(<KnowledgeScreen view="review" />);
       await screen.findByRole('region', { name: '<i>Queues</i> drain first' });
       fireEvent.click(screen.getByRole('button', { name: 'Promote' }));

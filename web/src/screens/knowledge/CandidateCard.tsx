@@ -1,7 +1,8 @@
 /** A candidate of the review queue: what a promote writes, its receipt and matches with their evidence, and the form that resolves or promotes it. */
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { knowledge, RESOLVE_AS, type ReviewCandidate } from '../../api/knowledge.js';
+import type { TFunction } from 'i18next';
+import { knowledge, RESOLVE_AS, type PromotionResult, type ReviewCandidate } from '../../api/knowledge.js';
 import { visible } from '../../components/hiddenChars.js';
 import styles from '../Screens.module.css';
 import { entryLink } from './common.js';
@@ -113,8 +114,7 @@ function ResolveForm({ projectId, sessionId, c, onChanged, onPromoted, onRefused
       const r = await knowledge.promote(projectId, sessionId, { candidates: [c.candidate_id] });
       const ids = [...r.promoted.map((p) => p.promoted_id), ...r.already_promoted.map((p) => p.promoted_id ?? p.candidate_id)];
       const why = [...r.skipped_review_required, ...r.skipped_suppressed, ...r.skipped_blocked.map((b) => `${b.candidate_id}: ${b.reason}`)];
-      // In a project's own checkout the entry is written, not committed (a shared remote's promotion is pushed): as the CLI says.
-      const written = r.promoted.length && project && typeof project.config.remote !== 'string' ? ` ${t('knowledge.notCommitted', { folder: visible(project.repoPath) })}` : '';
+      const written = project && typeof project.config.remote !== 'string' ? inCheckout(r, visible(project.repoPath), t) : '';
       await onPromoted(ids.length ? `${t('knowledge.promoted', { ids: ids.join(', ') })}${written}` : t('knowledge.notPromoted', { why: why.join('; ') }), r.promoted.length > 0);
     } catch (err) {
       setError((err as Error).message);
@@ -148,4 +148,17 @@ function ResolveForm({ projectId, sessionId, c, onChanged, onPromoted, onRefused
       {error && <p role="alert" className={styles.error}>{error}</p>}
     </>
   );
+}
+
+/**
+ * What became of a promotion's files in the project's own checkout (a shared remote's is pushed: nothing to say):
+ * the daemon's commit, and what it left uncommitted and why (the person's own edits in a file); a server that
+ * commits nothing (no `commit` in its answer) wrote them only, as the CLI says.
+ */
+function inCheckout(r: PromotionResult, folder: string, t: TFunction): string {
+  if (!r.commit) return r.promoted.length ? ` ${t('knowledge.notCommitted', { folder })}` : '';
+  const { sha, uncommitted, why } = r.commit;
+  const committed = sha ? ` ${t('knowledge.committedIn', { folder, sha: sha.slice(0, 7) })}` : '';
+  const left = uncommitted.length ? ` ${t('knowledge.leftUncommitted', { folder, files: uncommitted.map(visible).join(', '), why: visible(why ?? '') })}` : '';
+  return committed + left;
 }
