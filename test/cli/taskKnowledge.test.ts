@@ -2,13 +2,15 @@
  * `task show` at exec_review says what the task's runs staged for the knowledge review, and the command that
  * reviews it: a person approving the change learns there is knowledge to decide apart from it.
  */
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveWorkflowRoot } from '../../src/knowledge/format/root.js';
 import { sessionIdFor } from '../../src/knowledge/lifecycle/bridge.js';
-import { stage } from '../../src/knowledge/lifecycle/session/ops.js';
-import { createSession } from '../../src/knowledge/lifecycle/session/store.js';
+import { checkRun, stage } from '../../src/knowledge/lifecycle/session/ops.js';
+import { createRun, createSession } from '../../src/knowledge/lifecycle/session/store.js';
+import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js';
+import { SPEC_FILE } from '../helpers/knowledge2.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { bareRemote, git } from '../helpers/repo.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
@@ -22,6 +24,27 @@ afterEach(async () => {
 });
 
 describe('maestro task show at exec_review', () => {
+  it('does not count as not decided an exact duplicate of an existing entry (the seal rejects it on its own)', async () => {
+    d = await startTestDaemon({}, { noOrchestrator: true });
+    const { cli } = cliFor(d.config.home);
+    const repo = gitRepo();
+    mkdirSync(join(repo, '.workflow', 'specs'), { recursive: true });
+    writeFileSync(join(repo, '.workflow', 'specs', 'coding-conventions.md'), SPEC_FILE);
+    const project = await d.store.projects.create({ name: 'k', repoPath: repo, config: {} });
+    const task = await d.store.tasks.create({ projectId: project.id, title: 'Greet people' });
+    for (const s of ['queued', 'executing', 'reviewing', 'exec_review'] as const) await d.store.tasks.transition(task.id, s);
+    const root = resolveWorkflowRoot({ workflowRoot: repo, env: { ...process.env, MAESTRO_HOME: d.config.home } });
+    const sid = sessionIdFor(task.id);
+    createSession(root, sid, task.title);
+    createRun(root, sid, { runId: 'run-1' });
+    // Word for word an entry the project has: reconciled as an exact duplicate, still pending until the run is sealed.
+    stage(root, { target: 'spec', title: 'Errors carry codes', content: 'Every error thrown to a user must carry a stable error code and say what and where.', run: 'run-1', session: sid }, process.env);
+    stage(root, { target: 'spec', title: 'Greetings are short', content: 'A greeting is one line.', run: 'run-1', session: sid }, process.env);
+    checkRun(createLifecycleContext({ embedder: null }), root, sid, 'run-1');
+    const shown = await cli(['task', 'show', task.id, '--url', d.url]);
+    expect(shown.stdout).toContain(`This task's runs staged 2 knowledge candidates (1 not decided yet), reviewed apart`);
+  });
+
   it("names the knowledge candidates the task's runs staged, with the command to review them; nothing when there are none", async () => {
     d = await startTestDaemon({}, { noOrchestrator: true });
     const { cli, cliJson } = cliFor(d.config.home);

@@ -6,7 +6,7 @@
  */
 import { MaestroError } from '../../core/errors.js';
 import { resolveHome } from '../../config/home.js';
-import { sessionIdFor } from '../../core/supersededVersion.js';
+import { leftToDecide, sessionIdFor } from '../../core/supersededVersion.js';
 import type { Task } from '../../core/types.js';
 import type { ApiClient } from '../../api/client.js';
 import type { ReviewResult } from '../../api/wire/knowledgeReview.js';
@@ -19,7 +19,7 @@ export interface StagedKnowledge {
   session_id: string;
   /** Candidates the task's runs staged (one each, however many runs proposed it). */
   candidates: number;
-  /** Of them, not decided yet (pending or draft). */
+  /** Of them, still a person's to decide (core/supersededVersion.ts leftToDecide: an exact duplicate is rejected on its own). */
   undecided: number;
   /** The command that reviews them, on the host whose daemon ran the task. */
   command: string;
@@ -39,7 +39,7 @@ export async function stagedKnowledge(client: ApiClient, task: Pick<Task, 'id' |
   }
   const ids = new Set(review.candidates.map((c) => c.candidate_id));
   if (!ids.size) return null;
-  const undecided = new Set(review.candidates.filter((c) => c.status === 'pending' || c.status === 'draft').map((c) => c.candidate_id)).size;
+  const undecided = new Set(review.candidates.filter(leftToDecide).map((c) => c.candidate_id)).size;
   const { project } = await client.get<ProjectDetail>(`/api/projects/${encodeURIComponent(task.projectId)}`);
   // Where the daemon works on the project: its clone under its home on a shared remote, else the repository.
   const root = shellWord(workRepoOf(resolveHome(env), project));

@@ -51,7 +51,7 @@ export const en = {
   },
   staged: {
     elsewhere: 'The knowledge candidates proposed by its runs on daemon {{daemons}} ({{runs}}) are not available here: they are staged in that daemon\'s clone of the project, on its host, which this daemon\'s knowledge review does not read. Review them there: maestro knowledge review {{task}}.',
-    title: 'Knowledge its runs staged', review: 'Review them in the knowledge queue', unreadable: 'The knowledge this task\'s runs staged could not be read: {{message}}',
+    duplicate: 'an exact duplicate of an entry: rejected on its own', title: 'Knowledge its runs staged', review: 'Review them in the knowledge queue', unreadable: 'The knowledge this task\'s runs staged could not be read: {{message}}',
     summary_one: 'This task\'s runs staged {{count}} knowledge candidate ({{undecided}} not decided yet). It is reviewed apart from the change: approving the change promotes nothing.',
     summary_other: 'This task\'s runs staged {{count}} knowledge candidates ({{undecided}} not decided yet). They are reviewed apart from the change: approving the change promotes none of them.',
   },

@@ -45,6 +45,15 @@ describe('StagedKnowledge', () => {
     }
   });
 
+  it('counts an exact duplicate of an entry as decided (its seal rejects it on its own) and says so beside it, as the review queue and task show do', async () => {
+    const duplicate = { ...candidate('KDC-1', 'Errors carry codes', 'pending'), disposition: 'exact_duplicate', promotion_eligibility: 'suppressed' };
+    serve({ json: review([duplicate, candidate('KDC-2', 'Logs use UTC', 'pending')]) });
+    render(<StagedKnowledge task={makeTask({ status: 'exec_review' })} />);
+    const section = await screen.findByTestId('staged-knowledge');
+    expect(section.querySelector('p')!.textContent).toBe("This task's runs staged 2 knowledge candidates (1 not decided yet). They are reviewed apart from the change: approving the change promotes none of them.");
+    expect([...section.querySelectorAll('li')].map((li) => li.textContent)).toEqual(['Errors carry codes (an exact duplicate of an entry: rejected on its own)', 'Logs use UTC (pending)']);
+  });
+
   it('says one candidate in the singular', async () => {
     serve({ json: review([candidate('KDC-1', 'Greetings are short', 'pending')]) });
     render(<StagedKnowledge task={makeTask({ status: 'exec_review' })} />);

@@ -9,7 +9,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../../api/client.js';
 import { knowledge, type ReviewCandidate } from '../../api/knowledge.js';
-import { sessionIdFor, type Task } from '../../api/types.js';
+import { leftToDecide, sessionIdFor, type Task } from '../../api/types.js';
 import { href } from '../../stores/route.js';
 import { visible } from '../hiddenChars.js';
 import styles from './Detail.module.css';
@@ -21,7 +21,8 @@ function distinct(candidates: readonly ReviewCandidate[]): ReviewCandidate[] {
   return [...seen.values()];
 }
 
-const undecided = (c: ReviewCandidate) => c.status === 'pending' || c.status === 'draft';
+/** Pending, and an exact duplicate of an entry: its run's seal rejects it on its own (leftToDecide). */
+const exactDuplicate = (c: ReviewCandidate) => (c.status === 'pending' || c.status === 'draft') && !leftToDecide(c);
 
 /** What the session's review said, for which task: another task's answer is never shown while this one's is on its way. */
 type Found = { taskId: string; candidates: ReviewCandidate[]; error: string | null };
@@ -80,11 +81,12 @@ function StagedHere({ task }: { task: Task }) {
   return (
     <section className={styles.section} aria-labelledby="staged-h" data-testid="staged-knowledge">
       <h3 id="staged-h">{t('staged.title')}</h3>
-      <p>{t('staged.summary', { count: candidates.length, undecided: candidates.filter(undecided).length })}</p>
+      {/* Still a person's to decide: the review queue's rule (core/supersededVersion.ts), so an exact duplicate is not counted. */}
+      <p>{t('staged.summary', { count: candidates.length, undecided: candidates.filter(leftToDecide).length })}</p>
       <ul className={styles.names}>
         {candidates.map((c) => (
           <li key={c.candidate_id}>
-            {visible(c.title)} <span className={styles.muted}>({t(`knowledge.statusName.${c.status}` as 'knowledge.statusName.draft', { defaultValue: c.status })})</span>
+            {visible(c.title)} <span className={styles.muted}>({exactDuplicate(c) ? t('staged.duplicate') : t(`knowledge.statusName.${c.status}` as 'knowledge.statusName.draft', { defaultValue: c.status })})</span>
           </li>
         ))}
       </ul>
