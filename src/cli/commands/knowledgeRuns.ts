@@ -308,6 +308,15 @@ export function supersededLine(v: NonNullable<ReviewResult['superseded']>, candi
   return `from v${v.version} of the task, ${why}; the task goes on as v${v.superseded_by.version} (session ${v.superseded_by.session_id}). ${then}`;
 }
 
+/**
+ * The knowledge the session's runs recorded reading, by source (`knowledge record --source`): the sources with a
+ * count only ("injection 0" read as something injected), and `none recorded` when there is none.
+ */
+export function inputsLine(totals: Record<string, number>): string {
+  const read = Object.entries(totals).filter(([, n]) => n > 0);
+  return `inputs by source: ${read.length ? read.map(([k, n]) => `${oneLine(k)} ${n}`).join(', ') : 'none recorded'}`;
+}
+
 function renderReview(r: ReviewResult, triage: boolean): string {
   const lines = [`session ${r.session_id}`];
   if (r.superseded) lines.push(`  ${supersededLine(r.superseded, r.candidates)}`);
@@ -322,7 +331,7 @@ function renderReview(r: ReviewResult, triage: boolean): string {
     for (const m of c.matches) lines.push(`    ~ ${m.relation} ${m.knowledge_id} "${oneLine(m.title.slice(0, 60))}" (${oneLine(m.evidence.join('; '))})`);
     if (c.promote_command) lines.push(`    $ ${c.promote_command}`);
   }
-  lines.push(`inputs by source: ${Object.entries(r.input_totals_by_source).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  lines.push(inputsLine(r.input_totals_by_source));
   if (triage) for (const t of r.triage) lines.push(`  triage ${t.candidate_id}: corroboration ${t.corroboration}, since ${t.first_recorded_at ?? '-'}`);
   return lines.join('\n');
 }
