@@ -12,7 +12,7 @@
  */
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { fileStamp, loadBundle, patchBundle, quarantineBundle, writeOwnedBundle, type BundleLoad } from './bundle/store.js';
+import { fileStamp, loadBundle, patchBundle, quarantineBundle, writeOwnedBundle, type BundleLoad, type BundleLoadReason, type BundleLoadStatus } from './bundle/store.js';
 import { readSessionIndex, recordSessionInIndex } from './bundle/session-index.js';
 import { updateFlow } from './bundle/flow.js';
 import { createEmptyBundle, type SessionBundle, type SummaryItem } from './bundle/types.js';
@@ -64,6 +64,10 @@ export class ObserverSession {
   private readonly now: () => number;
   private bundle!: SessionBundle;
   private load!: BundleLoad;
+  /** What loadBundle found when the session was opened: said beside `load` once this process wrote the bundle. */
+  private found!: { status: BundleLoadStatus; reason?: BundleLoadReason };
+  /** Whether this process wrote the bundle since it opened the session. */
+  private wrote = false;
   private lastWritten = '';
   /** The stamp (inode, size, mtime) of the bundle file as this session last wrote it. */
   private bundleStamp: string | null = null;
@@ -121,6 +125,7 @@ export class ObserverSession {
 
   private open(): void {
     this.load = loadBundle(this.layout, this.options.sessionId, this.ctx());
+    this.found = { status: this.load.status, ...(this.load.reason ? { reason: this.load.reason } : {}) };
     const adopt = this.options.adoptWiki === true && this.mode === 'live';
     const index = this.mode === 'live' ? readSessionIndex(this.layout, this.options.workspaceRoot, this.now()) : null;
     if (index?.foreignRoot && !adopt) this.hold = foreignHold(`${this.layout.sessionIndex} belongs to ${index.foreignRoot}, not ${this.options.workspaceRoot}`);
@@ -355,6 +360,7 @@ export class ObserverSession {
     }
     recordSessionInIndex(this.layout, this.options.workspaceRoot, this.options.sessionId, { jsonlMtime, bundleUpdatedAt: this.bundle.meta.updatedAt }, this.now());
     // What the header shows: the bundle on disk is now this one (it said "miss" until the first write).
+    this.wrote = true;
     this.load = { status: 'hit', bundle: this.bundle, mtimeMs: this.bundleStamp ? Number(this.bundleStamp.split(':')[2]) : null, ...(this.setAside ? { detail: this.setAside } : {}) };
     this.lastWritten = body;
     this.dirty = false;
@@ -377,7 +383,7 @@ export class ObserverSession {
     return buildSessionView({
       bundle: this.bundle,
       mode: this.mode,
-      load: { status: this.load.status, ...(this.load.reason ? { reason: this.load.reason } : {}), ...(this.load.detail ? { detail: this.load.detail } : {}) },
+      load: { status: this.load.status, ...(this.load.reason ? { reason: this.load.reason } : {}), ...(this.load.detail ? { detail: this.load.detail } : {}), ...(this.wrote ? { found: this.found } : {}) },
       hold: this.hold,
       explorations: this.mode === 'restore' ? null : this.explorations,
       transcript: t ? { lines: t.lines, issueCount: t.issueCount, issues: t.issues.slice(0, 20), lastPrompt: t.lastPrompt, sessionEvents: t.sessionEvents.slice(-20) } : null,

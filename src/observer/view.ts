@@ -38,7 +38,8 @@ export interface SessionView {
   jsonlPath: string;
   workspaceRoot: string;
   mode: 'live' | 'restore';
-  load: { status: BundleLoadStatus; reason?: BundleLoadReason; detail?: string };
+  /** `found`: what was on disk when the session was opened, once the bundle was written since (status is then 'hit'). */
+  load: { status: BundleLoadStatus; reason?: BundleLoadReason; detail?: string; found?: { status: BundleLoadStatus; reason?: BundleLoadReason } };
   /** Why this session writes nothing (a wiki of another workspace, a bundle of another schema); null when it writes. */
   hold: { reason: string; detail: string } | null;
   intent: { intentKey: string; nodeTitle: string; phase: string } | null;

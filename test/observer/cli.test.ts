@@ -86,17 +86,23 @@ describe('maestro observe --once and maestro wiki, as processes', () => {
     mkdirSync(projectDir(), { recursive: true });
     new TranscriptBuilder().user('where is the retry policy defined').turn({ tools: [{ name: 'Grep', input: { pattern: 'retry' } }], answer: 'src/retry.ts' }).writeTo(join(projectDir(), 'abc.jsonl'));
 
+    // A first pass: nothing was cached; the bundle is built and written (it said "bundle hit").
+    const first = await maestro(['observe', '--once']);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('bundle built from the transcript and written (none was cached) · 1 exploration');
+    rmSync(join(repo, 'wiki/sessions/abc'), { recursive: true });
     const once = await maestro(['observe', '--once', '--json']);
     expect(once.code).toBe(0);
     const out = JSON.parse(once.stdout);
-    // Written in this pass: the view says so (it used to keep saying "miss").
-    expect(out.session).toMatchObject({ sessionId: 'abc', workspaceRoot: repo, load: { status: 'hit' }, hold: null });
+    // Written in this pass: the view says so (it used to keep saying "miss"), and what it found first.
+    expect(out.session).toMatchObject({ sessionId: 'abc', workspaceRoot: repo, load: { status: 'hit', found: { status: 'miss', reason: 'bundle_not_found' } }, hold: null });
     expect(out.session.explorations[0]).toMatchObject({ id: 'exp_1', status: 'complete', knowledge: { entryId: 'C001' } });
     expect(existsSync(join(repo, 'wiki/sessions/abc/bundle.json'))).toBe(true);
     expect(JSON.parse(readFileSync(join(repo, 'wiki/sessions/_index.json'), 'utf8')).lastSessionId).toBe('abc');
 
+    // Read from the cache this time: a hit.
     const text = await maestro(['observe', '--once']);
-    expect(text.stdout).toContain('bundle hit');
+    expect(text.stdout).toContain('bundle hit · 1 exploration');
     expect(text.stdout).toContain('KNOWLEDGE C001 Where the retry policy is defined');
 
     const bad = await maestro(['wiki', 'audit', 'C001', '--severity', 'urgent']);

@@ -13,10 +13,17 @@ import { z } from 'zod';
 const epochMs = z.number().describe('milliseconds since the epoch');
 const isoTime = z.string().describe('ISO 8601');
 
+const loadStatus = z.enum(['hit', 'miss', 'corrupted', 'expired', 'stale']);
+const loadReason = z.enum(['bundle_not_found', 'jsonl_source_missing', 'parse_error', 'schema_or_session_mismatch', 'workspace_mismatch', 'workspace_root_missing', 'jsonl_newer']);
+
 export const bundleLoadSchema = z.strictObject({
-  status: z.enum(['hit', 'miss', 'corrupted', 'expired', 'stale']),
-  reason: z.enum(['bundle_not_found', 'jsonl_source_missing', 'parse_error', 'schema_or_session_mismatch', 'workspace_mismatch', 'workspace_root_missing', 'jsonl_newer']).optional(),
+  status: loadStatus,
+  reason: loadReason.optional(),
   detail: z.string().optional(),
+  found: z
+    .strictObject({ status: loadStatus, reason: loadReason.optional() })
+    .optional()
+    .describe('a live session whose bundle was written since it was opened: what it found then (on a first pass, a miss: nothing was cached)'),
 });
 
 const intentSchema = z.strictObject({ intentKey: z.string(), nodeTitle: z.string(), phase: z.string() });

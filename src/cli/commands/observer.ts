@@ -54,10 +54,22 @@ async function withAgentSandbox(config: ObserverConfig, env: Env): Promise<Obser
   return observerIn(settled.config, config);
 }
 
+/**
+ * What became of the session's bundle in this pass. Once written here, its status is `hit` (the bundle on disk is this
+ * one), which read as a cache hit on a first pass that had nothing cached: what was found when it was opened says it.
+ */
+export function bundleWords(load: SessionView['load']): string {
+  const was = (l: { status: string; reason?: string }) => `${l.status}${l.reason ? ` (${l.reason})` : ''}`;
+  const found = load.found;
+  if (!found || found.status === 'hit') return was(load);
+  if (found.status === 'miss' && found.reason === 'bundle_not_found') return 'built from the transcript and written (none was cached)';
+  return `written from the transcript (the cached one was ${was(found)})`;
+}
+
 function printView(view: SessionView): void {
   const out: string[] = [];
   out.push(`session ${view.sessionId} (${view.jsonlPath})`);
-  out.push(`bundle ${view.load.status}${view.load.reason ? ` (${view.load.reason})` : ''} · ${count(view.explorations.length, 'exploration')} · intent ${view.intent ? `${view.intent.nodeTitle} [${view.intent.intentKey}]` : '—'}`);
+  out.push(`bundle ${bundleWords(view.load)} · ${count(view.explorations.length, 'exploration')} · intent ${view.intent ? `${view.intent.nodeTitle} [${view.intent.intentKey}]` : '—'}`);
   if (view.hold) out.push(`NOT WRITTEN: ${view.hold.detail}`);
   // What was wrong with the bundle found (a corrupted one says where it was set aside); a hold already says it.
   else if (view.load.detail) out.push(view.load.detail);
