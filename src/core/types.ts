@@ -120,6 +120,11 @@ export interface Approval {
   reason: string | null;
   who: string;
   at: EpochMs;
+  /**
+   * An exec_review approval of a conflict resolution (the last run that wrote the branch before it was a conflict
+   * run), not of the task's change itself: read from the task's runs, not stored.
+   */
+  conflictResolution: boolean;
 }
 
 export interface MaestroEvent {

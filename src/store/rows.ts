@@ -120,8 +120,15 @@ export function toApproval(r: Row): Approval {
     reason: strOrNull(r.reason),
     who: String(r.who),
     at: num(r.at),
+    conflictResolution: r.gate === 'exec_review' && r.written_by === 'conflict',
   };
 }
+
+/**
+ * The approvals columns, and `written_by`: the kind of the last run that wrote the task's branch (execute or
+ * conflict) before the approval, which says what an exec_review approval approved (toApproval conflictResolution).
+ */
+export const APPROVAL_COLUMNS = `approvals.*, (SELECT r.kind FROM runs r WHERE r.task_id = approvals.task_id AND r.kind IN ('execute', 'conflict') AND r.started_at <= approvals.at ORDER BY r.started_at DESC, r.id DESC LIMIT 1) AS written_by`;
 
 export function toEvent(r: Row): MaestroEvent {
   const id = num(r.id);

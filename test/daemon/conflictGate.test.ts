@@ -81,6 +81,9 @@ describe('a conflict at merge time', () => {
     d.orchestrator.kick();
     await until(bus, async () => (await store.tasks.get(task.id)).status === 'done', 'done once the resolution is approved');
     expect(readFileSync(join(repo, 'keep.txt'), 'utf8')).toBe('resolved: both versions\n');
+    // The second approval is said to be of the conflict resolution, through the API the board and task show read.
+    const { body } = await daemonRequest<{ task: { approvals: Array<{ who: string; conflictResolution: boolean }> } }>(d, 'GET', `/api/tasks/${task.id}`);
+    expect(body.task.approvals.map((a) => [a.who, a.conflictResolution])).toEqual([['ada', false], ['ada', true]]);
   });
 
   it('tells the on:conflict hook which files conflict, so a hook can ask for a person on the ones it names', async () => {

@@ -488,6 +488,28 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       expect(await store.approvals.list({ taskId: t.id })).toMatchObject([{ gate: 'plan_review', decision: 'approve', who: 'ann' }]);
     });
 
+    it("says of an exec_review approval whether it approved the task's change or a conflict run's resolution", async () => {
+      const p = await project();
+      const t = await store.tasks.create({ projectId: p.id, title: 'conflicted' });
+      for (const s of ['queued', 'executing'] as const) await store.tasks.transition(t.id, s);
+      await store.runs.start({ taskId: t.id, kind: 'execute', model: null, traceId: 'tr', attempt: 0 });
+      now += 1;
+      for (const s of ['reviewing', 'exec_review'] as const) await store.tasks.transition(t.id, s);
+      const first = await store.tasks.approve(t.id, 'exec_review', 'auto-approve', 'approved without a person');
+      expect(first.approvals.map((a) => a.conflictResolution)).toEqual([false]);
+      // The merge conflicted: a conflict run resolved it, and the resolution came back to the gate.
+      now += 1;
+      await store.tasks.transition(t.id, 'executing');
+      await store.runs.start({ taskId: t.id, kind: 'conflict', model: null, traceId: 'tr', attempt: 0 });
+      await store.runs.start({ taskId: t.id, kind: 'review', model: null, traceId: 'tr', attempt: 0 });
+      now += 1;
+      for (const s of ['reviewing', 'exec_review'] as const) await store.tasks.transition(t.id, s);
+      const second = await store.tasks.approve(t.id, 'exec_review', 'auto-approve', 'approved without a person');
+      expect(second.approvals.map((a) => [a.reason, a.conflictResolution])).toEqual([['approved without a person', false], ['approved without a person', true]]);
+      expect((await store.approvals.list({ taskId: t.id })).map((a) => a.conflictResolution)).toEqual([false, true]);
+      expect((await store.tasks.get(t.id)).approvals).toEqual(second.approvals);
+    });
+
     it('reports malformed JSON in a stored column with table, column and row', async () => {
       const p = await project();
       const t = await store.tasks.create({ projectId: p.id, title: 'Corrupt' });

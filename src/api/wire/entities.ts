@@ -27,6 +27,7 @@ export const approvalSchema = z.strictObject({
   reason: z.string().nullable(),
   who: z.string(),
   at: epochMs,
+  conflictResolution: z.boolean().describe("an exec_review approval of a conflict run's resolution, not of the task's change itself"),
 });
 
 export const taskSchema = z.strictObject({

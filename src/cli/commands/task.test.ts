@@ -17,7 +17,7 @@ describe('task show', () => {
         expectedOutput: 'A parser that\nreads every line',
         lastRunError: 'checks failed: npm test exited 1\nSTATUS: all checks passed\r\n',
         feedback: '- src/a.ts:2 — keep b\n- src/b.ts:1 — rename it',
-        approvals: [{ id: 'a1', taskId: 't_1', gate: 'plan_review', decision: 'approve', reason: 'fine\nplan_review: approve by auto-approve', who: 'ann', at: 0 }],
+        approvals: [{ id: 'a1', taskId: 't_1', gate: 'plan_review', decision: 'approve', reason: 'fine\nplan_review: approve by auto-approve', who: 'ann', at: 0, conflictResolution: false }],
       }),
       [],
       [],
@@ -40,11 +40,22 @@ describe('task show', () => {
 
 describe('task show at a gate it was approved at before', () => {
   it('says an earlier approval of the gate the task waits at again (after a conflict run) was of an earlier change', () => {
-    const approval = { id: 'a1', taskId: 't_1', gate: 'exec_review' as const, decision: 'approve' as const, reason: null, who: 'human', at: 0 };
+    const approval = { id: 'a1', taskId: 't_1', gate: 'exec_review' as const, decision: 'approve' as const, reason: null, who: 'human', at: 0, conflictResolution: false };
     const waiting = describeTask(task({ status: 'exec_review', approvals: [approval] }), [], []);
     expect(waiting.split('\n')).toContain('  exec_review: approve by human (of an earlier change: the task waits at exec_review again)');
     const done = describeTask(task({ status: 'done', approvals: [approval] }), [], []);
     expect(done.split('\n')).toContain('  exec_review: approve by human');
+  });
+});
+
+describe('task show of a conflict resolution approved again', () => {
+  it("says the second approval was of the conflict run's resolution", () => {
+    const approval = { taskId: 't_1', gate: 'exec_review' as const, decision: 'approve' as const, reason: 'approved without a person', who: 'auto-approve' };
+    const shown = describeTask(task({ status: 'done', approvals: [{ ...approval, id: 'a1', at: 1, conflictResolution: false }, { ...approval, id: 'a2', at: 2, conflictResolution: true }] }), [], []);
+    expect(shown.split('\n').filter((l) => l.startsWith('  exec_review:'))).toEqual([
+      '  exec_review: approve by auto-approve — approved without a person',
+      '  exec_review: approve of the conflict resolution by auto-approve — approved without a person',
+    ]);
   });
 });
 

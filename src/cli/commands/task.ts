@@ -76,7 +76,9 @@ export function describeTask(task: Task, runs: { id: string; kind: string; statu
   for (const a of task.approvals) {
     // Approved, yet waiting at that gate again: a conflict run's resolution came after the approval, and waits for one of its own.
     const earlier = a.decision === 'approve' && a.gate === task.status ? ` (of an earlier change: the task waits at ${a.gate} again)` : '';
-    lines.push(`  ${a.gate}: ${a.decision} by ${a.who}${earlier}${a.reason ? ` — ${hangingIndent(a.reason, MORE)}` : ''}`);
+    // A conflict run's resolution is approved at exec_review again, often with the same words: say which was which.
+    const what = a.conflictResolution ? ' of the conflict resolution' : '';
+    lines.push(`  ${a.gate}: ${a.decision}${what} by ${a.who}${earlier}${a.reason ? ` — ${hangingIndent(a.reason, MORE)}` : ''}`);
   }
   if (runs.length) lines.push(`  runs: ${runs.map((r) => `${r.kind} ${r.status} (${r.id})`).join(', ')}`);
   if (children.length) lines.push(`  subtasks${children.length > SHOWN_ITEMS ? ` (${children.length.toLocaleString('en-US')})` : ''}: ${shortList(children.map((c) => `${c.id} ${c.status}`))}`);

@@ -11,17 +11,16 @@ import { statusAfterApproval, type TaskStatus } from '../../core/status.js';
 import type { LineComment } from '../../core/reports.js';
 import type { Approval, Gate, Task } from '../../core/types.js';
 import type { Queryable } from '../db.js';
-import { newId, toApproval } from '../rows.js';
+import { APPROVAL_COLUMNS, newId, toApproval } from '../rows.js';
 import { getTask } from './getTask.js';
 import { insertNextVersion } from './nextVersion.js';
 import { transitionTask } from './transitionTask.js';
 
-async function recordApproval(db: Queryable, a: Omit<Approval, 'id'>): Promise<Approval> {
-  const approval: Approval = { id: newId('a'), ...a };
-  await db.run(`INSERT INTO approvals (id, task_id, gate, decision, reason, who, at) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
-    approval.id, approval.taskId, approval.gate, approval.decision, approval.reason, approval.who, approval.at,
-  ]);
-  return approval;
+async function recordApproval(db: Queryable, a: Omit<Approval, 'id' | 'conflictResolution'>): Promise<Approval> {
+  const id = newId('a');
+  await db.run(`INSERT INTO approvals (id, task_id, gate, decision, reason, who, at) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [id, a.taskId, a.gate, a.decision, a.reason, a.who, a.at]);
+  // Read back as every approval is: what it approved comes from the task's runs.
+  return toApproval((await db.one<Record<string, unknown>>(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = $1`, [id]))!);
 }
 
 function assertAtGate(task: Task, gate: Gate): void {
@@ -78,7 +77,7 @@ export async function rejectGate(db: Queryable, opts: { id: string; gate: Gate; 
 export async function listApprovals(db: Queryable, filter: { taskId?: string; limit?: number } = {}): Promise<Approval[]> {
   const limit = Math.min(Math.max(filter.limit ?? 200, 1), 1000);
   const rows = filter.taskId
-    ? await db.all<Record<string, unknown>>(`SELECT * FROM approvals WHERE task_id = $1 ORDER BY at, id LIMIT ${limit}`, [filter.taskId])
-    : await db.all<Record<string, unknown>>(`SELECT * FROM approvals ORDER BY at DESC, id LIMIT ${limit}`);
+    ? await db.all<Record<string, unknown>>(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE task_id = $1 ORDER BY at, id LIMIT ${limit}`, [filter.taskId])
+    : await db.all<Record<string, unknown>>(`SELECT ${APPROVAL_COLUMNS} FROM approvals ORDER BY at DESC, id LIMIT ${limit}`);
   return rows.map(toApproval);
 }

@@ -3,14 +3,14 @@ import { MaestroError } from '../../core/errors.js';
 import type { TaskStatus } from '../../core/status.js';
 import type { Task } from '../../core/types.js';
 import type { Queryable, SqlValue } from '../db.js';
-import { toApproval, toTask, type Row } from '../rows.js';
+import { APPROVAL_COLUMNS, toApproval, toTask, type Row } from '../rows.js';
 
 const rowOf = (db: Queryable, id: string) => db.one<Row>(`SELECT * FROM tasks WHERE id = $1`, [id]);
 
 export async function findTask(db: Queryable, id: string): Promise<Task | undefined> {
   const row = await rowOf(db, id);
   if (!row) return undefined;
-  const approvals = (await db.all<Row>(`SELECT * FROM approvals WHERE task_id = $1 ORDER BY at, id`, [id])).map(toApproval);
+  const approvals = (await db.all<Row>(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE task_id = $1 ORDER BY at, id`, [id])).map(toApproval);
   return toTask(row, approvals);
 }
 

@@ -27,6 +27,14 @@ describe('GateActions', () => {
     expect(screen.queryByRole('button', { name: /^Approve/ })).toBeNull();
   });
 
+  it("lists a conflict run's resolution approved again as that, not as a second identical approval of the change", () => {
+    const approval = { taskId: 't_1', gate: 'exec_review' as const, decision: 'approve' as const, reason: 'approved without a person', who: 'auto-approve' };
+    const approvals = [{ ...approval, id: 'a1', at: 1, conflictResolution: false }, { ...approval, id: 'a2', at: 2, conflictResolution: true }];
+    render(<GateActions task={makeTask({ status: 'done', approvals })} baseBranch="main" onDone={() => {}} />);
+    const items = [...screen.getByRole('region', { name: 'Approvals' }).querySelectorAll('li')].map((li) => li.textContent);
+    expect(items).toEqual(['execution review: approved — auto-approve: approved without a person', 'execution review: approved (the conflict resolution) — auto-approve: approved without a person']);
+  });
+
   it('says before an approval when it could not merge yet (the checkout is not clean), and only at exec_review', () => {
     const reason = 'the main checkout /r has uncommitted changes (notes.txt); commit or stash them before merging';
     render(<GateActions task={makeTask({ status: 'exec_review' })} baseBranch="main" mergeBlocked={reason} onDone={() => {}} />);

@@ -312,7 +312,9 @@ function ApprovalHistory({ task }: { task: Task }) {
       <ul>
         {task.approvals.map((a) => (
           <li key={a.id}>
-            {t(`status.${a.gate}`)}: <span className={a.decision === 'approve' ? styles.ok : styles.err}>{t(`gate.${a.decision}d`)}</span> — {a.who}
+            {/* A conflict run's resolution is approved at exec_review again, often in the same words: which was which. */}
+            {t(`status.${a.gate}`)}: <span className={a.decision === 'approve' ? styles.ok : styles.err}>{t(`gate.${a.decision}d`)}</span>
+            {a.conflictResolution ? t('gate.ofConflictResolution') : ''} — {a.who}
             {a.reason ? `: ${a.reason}` : ''}
           </li>
         ))}
