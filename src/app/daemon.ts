@@ -39,10 +39,8 @@ import { applyResultHooks, createDaemonHooks, type DaemonHooks } from '../daemon
 import { Orchestrator } from '../daemon/orchestrator.js';
 import { createDemo } from '../demo/demo.js';
 import { providerProblem } from '../daemon/providerCheck.js';
-import { remoteOf, workRepoOf, type ProjectRepos } from '../daemon/repos.js';
-import { promoteOnRemote } from '../daemon/sharedKnowledge.js';
-import { promoteInCheckout } from '../daemon/checkoutKnowledge.js';
-import type { PromotionResult } from '../knowledge/lifecycle/promote/promote.js';
+import { workRepoOf, type ProjectRepos } from '../daemon/repos.js';
+import { promoteCommitted } from '../daemon/checkoutKnowledge.js';
 import type { Project } from '../core/types.js';
 import { knowledgeRoutes } from '../api/routes/knowledge.js';
 import { KnowledgeService, resolveKnowledgeConfig } from '../knowledge/service.js';
@@ -364,16 +362,12 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
     const work = workRepoOf(config.home, project);
     return existsSync(work) ? work : project.repoPath;
   };
-  // A promotion changes files main tracks: committed under the merge lease, and on a shared remote pushed to its main, as a merge is.
-  const promoteCommitted = async <T extends PromotionResult>(projectId: string, sessionId: string, promote: (repoPath: string) => T) => {
-    const project = await store.projects.get(projectId);
-    const deps = { store, repos, owner: config.name, leaseMs: config.leaseMs, onError: logError };
-    return remoteOf(project) ? promoteOnRemote(deps, project, sessionId, promote) : promoteInCheckout(deps, project, sessionId, promote);
-  };
+  // A promotion changes files main tracks: committed under the merge lease (on a shared remote pushed to its main), as a merge is.
+  const promote = { store, repos, owner: config.name, leaseMs: config.leaseMs, onError: logError };
   const builtIn = [
     async (a: FastifyInstance, doc: OpenApiDoc) => {
       // Review, promotion and audit act on a registered project's `.workflow/` only: where its runs work (repoFor).
-      await a.register(knowledgeRoutes, { pool: knowledge.pool, lifecycle: knowledge.lifecycle, env: knowledge.config.env, doc, projectRoot: async (projectId: string) => repoFor(await store.projects.get(projectId)), promoteCommitted, supersededOf: (projectId, ids) => store.tasks.superseded(ids, projectId), confineRoot: (root) => confineToProjects(store, root) });
+      await a.register(knowledgeRoutes, { pool: knowledge.pool, lifecycle: knowledge.lifecycle, env: knowledge.config.env, doc, projectRoot: async (projectId: string) => repoFor(await store.projects.get(projectId)), promoteCommitted: async (projectId, sid, run) => promoteCommitted(promote, await store.projects.get(projectId), sid, run), supersededOf: (projectId, ids) => store.tasks.superseded(ids, projectId), confineRoot: (root) => confineToProjects(store, root) });
     },
     (a: FastifyInstance, doc: OpenApiDoc) => observerRoutes(a, observer.routeDeps, doc),
   ];

@@ -19,8 +19,8 @@ import { MaestroError } from '../core/errors.js';
 import type { Project } from '../core/types.js';
 import { checkoutState, git } from '../git/git.js';
 import { releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
-import { baseBranchOf } from './repos.js';
-import { knowledgeChanges, promotionMessage, type Promoted, type SharedKnowledgeDeps } from './sharedKnowledge.js';
+import { baseBranchOf, remoteOf } from './repos.js';
+import { knowledgeChanges, promoteOnRemote, promotionMessage, type Promoted, type SharedKnowledgeDeps } from './sharedKnowledge.js';
 
 /** What became of a promotion's files in the checkout: committed (sha, files), or left uncommitted and why. */
 export interface CheckoutCommit {
@@ -31,6 +31,11 @@ export interface CheckoutCommit {
 }
 
 export type CheckoutKnowledgeDeps = Pick<SharedKnowledgeDeps, 'store' | 'owner' | 'leaseMs'>;
+
+/** A promotion committed where the project's knowledge lives: on a shared remote pushed to its main, else in its checkout. */
+export function promoteCommitted<T extends Promoted>(deps: SharedKnowledgeDeps, project: Project, sessionId: string, promote: (repo: string) => T): Promise<T & { commit?: CheckoutCommit }> {
+  return remoteOf(project) ? promoteOnRemote(deps, project, sessionId, promote) : promoteInCheckout(deps, project, sessionId, promote);
+}
 
 /** Runs `promote` in the project's checkout and commits the knowledge files it changed; see the file's comment. */
 export async function promoteInCheckout<T extends Promoted>(deps: CheckoutKnowledgeDeps, project: Project, sessionId: string, promote: (repo: string) => T): Promise<T & { commit: CheckoutCommit }> {
