@@ -4,6 +4,7 @@ import type { DaemonSettings } from '../core/daemonSettings.js';
 import type { Project } from '../core/types.js';
 import type { RunControl } from '../daemon/runControl.js';
 import type { Bus } from '../lib/bus.js';
+import type { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import type { Store } from '../store/store.js';
 import type { GuardConfig } from './guard.js';
 import type { OpenApiDoc } from './route.js';
@@ -47,6 +48,11 @@ export interface ApiDeps {
    * task's detail says when it waits for one of those places, and which tasks hold them.
    */
   slots?: { owner: string; perProject: number };
+  /**
+   * The daemon's knowledge bridge and home: at a task's gate its detail imports the candidates its runs on other
+   * daemons proposed (daemon/knowledgeImport.ts). Absent, nothing is imported and none is named.
+   */
+  knowledge?: { bridge: KnowledgeBridge; home: string };
   /** This daemon on the database: its name and settings, which GET /api/daemons compares the others' with. */
   self?: { name: string; settings: DaemonSettings };
   /**

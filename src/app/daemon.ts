@@ -45,6 +45,8 @@ import type { Project } from '../core/types.js';
 import { knowledgeRoutes } from '../api/routes/knowledge.js';
 import { KnowledgeService, resolveKnowledgeConfig } from '../knowledge/service.js';
 import { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
+import { importKnowledgeElsewhere } from '../daemon/knowledgeImport.js';
+import { taskIdOfSession } from '../core/supersededVersion.js';
 import { resolveObserverConfig } from '../observer/config.js';
 import { followFromEnv } from '../observer/hub.js';
 import { ObserverService } from '../observer/service.js';
@@ -160,7 +162,9 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
     const knowledge = await startKnowledge(config, options, store);
     cleanups.push(() => knowledge.stop());
     const control = createRunControl(store, wrote);
-    const orchestrator = createOrchestrator({ config, options, store, bus, log, health, control, knowledge, wrote, logError });
+    // One bridge for the orchestrator's runs and the API's imports at a gate (daemon/knowledgeImport.ts).
+    const bridge = KnowledgeBridge.forService(knowledge, knowledge.config.env);
+    const orchestrator = createOrchestrator({ config, options, store, bus, log, health, control, bridge, wrote, logError });
     onHealth = healthReaction(log, bus, orchestrator);
     const mode: ShutdownMode = { graceMs: STOP_GRACE_MS, detach: false };
     const stopRequest = new StopRequest(() => orchestrator.workers.running);
@@ -171,7 +175,7 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
       onHealth = () => {};
     });
     const observer = createObserver(config, options, bus, logError);
-    const app = await buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, database: db.name, knowledge, observer, repos: orchestrator.repos, logError, stopRequest });
+    const app = await buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, database: db.name, knowledge, bridge, observer, repos: orchestrator.repos, logError, stopRequest });
     observer.start();
     cleanups.push(() => observer.stop());
     // After a request that wrote: its events went out at commit; without a NOTIFY listener, other processes' are read now too.
@@ -297,13 +301,13 @@ interface OrchestratorParts {
   log: Logger;
   health: HealthMonitor;
   control: ReturnType<typeof createRunControl>;
-  knowledge: KnowledgeService;
+  bridge: KnowledgeBridge;
   wrote: () => void;
   logError: (err: Error) => void;
 }
 
 /** The orchestrator, with the project hooks (or the caller's) and a pause on claiming while the disk is unhealthy. */
-function createOrchestrator({ config, options, store, bus, log, health, control, knowledge, wrote, logError }: OrchestratorParts): Orchestrator {
+function createOrchestrator({ config, options, store, bus, log, health, control, bridge, wrote, logError }: OrchestratorParts): Orchestrator {
   const hooks = options.hooks ?? createDaemonHooks(store, config, options.hookTimeoutMs);
   return new Orchestrator(store, bus, config, {
     hooks,
@@ -322,7 +326,7 @@ function createOrchestrator({ config, options, store, bus, log, health, control,
     onFolders: (missing) => health.projectFolders(missing),
     remoteRetryMs: options.remoteRetryMs,
     gitStallMs: options.gitStallMs,
-    knowledge: KnowledgeBridge.forService(knowledge, knowledge.config.env),
+    knowledge: bridge,
   });
 }
 
@@ -348,6 +352,7 @@ interface ApiParts {
   /** The database's name as the log gives it (db.name: the password hidden), for GET /api/health. */
   database: string;
   knowledge: KnowledgeService;
+  bridge: KnowledgeBridge;
   observer: ObserverService;
   /** Where this daemon works on each project (a diff fetches a shared remote's clone through it). */
   repos: ProjectRepos;
@@ -356,7 +361,7 @@ interface ApiParts {
 }
 
 /** The API app with the built-in knowledge and observer routes and the caller's plugins (not yet listening). */
-async function buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, database, knowledge, observer, repos, logError, stopRequest }: ApiParts): Promise<FastifyInstance> {
+async function buildDaemonApi({ config, options, store, bus, token, control, health, sandbox, database, knowledge, bridge, observer, repos, logError, stopRequest }: ApiParts): Promise<FastifyInstance> {
   // Task branches of a project on a shared remote live in this host's clone of it, and so does its runs' knowledge.
   const repoFor = (project: Project) => {
     const work = workRepoOf(config.home, project);
@@ -367,7 +372,7 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
   const builtIn = [
     async (a: FastifyInstance, doc: OpenApiDoc) => {
       // Review, promotion and audit act on a registered project's `.workflow/` only: where its runs work (repoFor).
-      await a.register(knowledgeRoutes, { pool: knowledge.pool, lifecycle: knowledge.lifecycle, env: knowledge.config.env, doc, projectRoot: async (projectId: string) => repoFor(await store.projects.get(projectId)), promoteCommitted: async (projectId, sid, run) => promoteCommitted(promote, await store.projects.get(projectId), sid, run), supersededOf: (projectId, ids) => store.tasks.superseded(ids, projectId), confineRoot: (root) => confineToProjects(store, root) });
+      await a.register(knowledgeRoutes, { pool: knowledge.pool, lifecycle: knowledge.lifecycle, env: knowledge.config.env, doc, projectRoot: async (projectId: string) => repoFor(await store.projects.get(projectId)), promoteCommitted: async (projectId, sid, run) => promoteCommitted(promote, await store.projects.get(projectId), sid, run), supersededOf: (projectId, ids) => store.tasks.superseded(ids, projectId), beforeReview: (projectId, sid) => importAtGate(store, bridge, config, projectId, sid), confineRoot: (root) => confineToProjects(store, root) });
     },
     (a: FastifyInstance, doc: OpenApiDoc) => observerRoutes(a, observer.routeDeps, doc),
   ];
@@ -375,7 +380,18 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
   // What workers see (the allowlist with every provider's credentials): detection runs tools' status commands in it.
   const workersEnv = { ...processAgentEnv({ credentials: Object.values(CREDENTIAL_ENV).flat() }), ...options.workerEnv };
   const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, workersEnv) };
-  return buildApi({ store, bus, config: { ...config, token }, home: config.home, control, logError, health: () => ({ ...health.report(), agentSandbox: sandbox, database }), ...providerCheck, repoFor, refreshRepo: (project) => repos.refresh(project), agentEnv: workersEnv, slots: { owner: config.name, perProject: config.maxConcurrentRunsPerProject }, self: { name: config.name, settings: settingsOf(config) }, stop: { request: stopRequest.request, graceMs: STOP_GRACE_MS, home: config.home, progress: stopRequest.progress }, plugins: [...builtIn, ...(options.plugins ?? [])] });
+  return buildApi({ store, bus, config: { ...config, token }, home: config.home, control, logError, health: () => ({ ...health.report(), agentSandbox: sandbox, database }), ...providerCheck, repoFor, refreshRepo: (project) => repos.refresh(project), agentEnv: workersEnv, slots: { owner: config.name, perProject: config.maxConcurrentRunsPerProject }, knowledge: { bridge, home: config.home }, self: { name: config.name, settings: settingsOf(config) }, stop: { request: stopRequest.request, graceMs: STOP_GRACE_MS, home: config.home, progress: stopRequest.progress }, plugins: [...builtIn, ...(options.plugins ?? [])] });
+}
+
+/**
+ * Before a task session's review is read: a task of the project at its gate first imports what its runs on other
+ * daemons proposed (daemon/knowledgeImport.ts); any other session is read as it is.
+ */
+async function importAtGate(store: Store, bridge: KnowledgeBridge, config: MaestroConfig, projectId: string, sid: string): Promise<void> {
+  const taskId = taskIdOfSession(sid);
+  const task = taskId ? await store.tasks.get(taskId).catch(() => null) : null;
+  if (!task || task.projectId !== projectId || task.status !== 'exec_review') return;
+  await importKnowledgeElsewhere(store, bridge, config.home, config.name, task, await store.runs.list({ taskId: task.id }));
 }
 
 /** With `demo` on and no project registered, creates the offline demo project. */

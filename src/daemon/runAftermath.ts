@@ -14,6 +14,7 @@ import { branchName } from '../executor/protocol/job.js';
 import { pruneOrphanWorktrees, worktreeRoot } from '../git/worktree.js';
 import type { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import type { Store } from '../store/store.js';
+import { importKnowledgeElsewhere, PROPOSING } from './knowledgeImport.js';
 import { takesResult } from './outcomes.js';
 import { remoteOf, workRepoOf, type ProjectRepos } from './repos.js';
 
@@ -44,6 +45,17 @@ export async function knowledgeFinished(store: Store, knowledge: KnowledgeBridge
   await knowledge.scoreRunAhead(info);
   const done = await tryKnowledge(store, task, 'run-finished', () => knowledge.onRunFinished(info, { autoPromoteDecisions }), onError);
   if (done?.promoted.length) await store.events.append({ projectId: task.projectId, taskId: task.id, runId: run.id, type: 'knowledge.promoted', payload: { promoted: done.promoted, automatic: true } }).catch((err) => onError(coerceError(err)));
+  // What it proposed travels with it in the database: a daemon that takes the task over imports it at the gate.
+  if (done && PROPOSING.includes(run.kind)) {
+    const ledger = await tryKnowledge(store, task, 'run-stored', () => ({ text: knowledge.sealedLedger(info) }), onError);
+    if (ledger) await store.runs.storeKnowledge(run.id, ledger.text).catch((err) => onError(coerceError(err)));
+  }
+  // The run took the task to its gate (a review, on a task taken over): its other daemons' runs' candidates come here.
+  const now = await store.tasks.row(run.taskId).catch(gone);
+  if (now?.status === 'exec_review' && run.owner !== null) {
+    const left = await importKnowledgeElsewhere(store, knowledge, home, run.owner, now, await store.runs.list({ taskId: now.id })).catch((err) => (onError(coerceError(err)), []));
+    for (const l of left.filter((x) => x.error !== null)) await store.events.append({ projectId: now.projectId, taskId: now.id, runId: l.run.id, type: 'knowledge.error', payload: { step: 'import', message: l.error } }).catch((err) => onError(coerceError(err)));
+  }
 }
 
 /**

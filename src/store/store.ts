@@ -14,6 +14,7 @@ import { daemonLastHeard, daemonsNamed, listDaemons } from './ops/daemons.js';
 import { runDurations, tasksByStatus, usageByProject } from './ops/metrics.js';
 import { failRunAndTask, type FailRunOptions } from './ops/failRun.js';
 import { createRun, finishRun, getRun, listRuns, setOutboxProgress, setRunWorker, startRun } from './ops/runs.js';
+import { runKnowledgeOf, storeRunKnowledge } from './ops/runKnowledge.js';
 import { withFaults, type StoreFaults } from './faults.js';
 import { projectRecords } from './projectOps.js';
 import { taskClaims, taskGates, taskRecords, type TaskOpsContext } from './taskOps.js';
@@ -78,6 +79,10 @@ export function createStore(engine: DBAdapter, clock: Clock = Date.now, options:
     finish: (opts: { id: string; status: Exclude<RunStatus, 'running'>; inputTokens?: number; outputTokens?: number; costUsd?: number; error?: string | null; model?: string | null }) =>
       tx('runs.finish', (q, now) => finishRun(q, { ...opts, now })),
     list: (filter?: Parameters<typeof listRuns>[1]) => listRuns(db, filter),
+    /** Keeps a finished run's ledger (null: it staged nothing) for a daemon that takes its task over; the first one stands. */
+    storeKnowledge: (runId: string, ledger: string | null) => storeRunKnowledge(db, { runId, ledger, now: clock() }),
+    /** The stored ledgers of these runs (ops/runKnowledge.ts). */
+    knowledgeOf: (runIds: readonly string[]) => runKnowledgeOf(db, runIds),
   };
 
   const approvals = {

@@ -87,6 +87,7 @@ describe.skipIf(!pgAvailable())('bad input on a shared database', () => {
     await db.run(`ALTER TABLE tasks DROP COLUMN feedback_source`);
     await db.run(`DROP INDEX tasks_parent_version`);
     await db.run(`ALTER TABLE daemons DROP COLUMN settings`);
+    await db.run(`DROP TABLE run_knowledge`);
     await db.run(`DELETE FROM schema_migrations WHERE version > 3`);
     await db.close();
     expect(await currentSchemaVersion(store.db)).toBe(3);

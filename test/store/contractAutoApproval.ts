@@ -73,8 +73,9 @@ export function defineAutoApprovalContract(label: string, fresh: () => Promise<{
       await db.run(`ALTER TABLE tasks DROP COLUMN feedback_source`); // 009, after it
       await db.run(`DROP INDEX tasks_parent_version`); // 010
       await db.run(`ALTER TABLE daemons DROP COLUMN settings`); // 011
+      await db.run(`DROP TABLE run_knowledge`); // 012
       await db.run(`DELETE FROM schema_migrations WHERE version >= 8`);
-      expect((await migrate(db)).applied).toEqual([8, 9, 10, 11]);
+      expect((await migrate(db)).applied).toEqual([8, 9, 10, 11, 12]);
       expect(Number(await from(old.id))).toBe(0);
       expect(Number(await from(demo.id))).toBe(0);
       expect((await approvable()).sort()).toEqual([['first', 200], ['waiting', 0]]);

@@ -209,12 +209,13 @@ describe.skipIf(!pgAvailable())('NOTIFY maestro_events after commit (PostgreSQL)
     await db.run(`ALTER TABLE tasks DROP COLUMN feedback_source`);
     await db.run(`DROP INDEX tasks_parent_version`);
     await db.run(`ALTER TABLE daemons DROP COLUMN settings`);
+    await db.run(`DROP TABLE run_knowledge`);
     await db.run(`DELETE FROM schema_migrations WHERE version >= 6`);
     const insert = () => db.run(`INSERT INTO events (type, payload, at) VALUES ('raw', '{}', 0)`);
     const before = await listen(url);
     await insert();
     expect(await heardUpToMarker(before)).toEqual(['']);
-    expect((await migrate(db)).applied).toEqual([6, 7, 8, 9, 10, 11]);
+    expect((await migrate(db)).applied).toEqual([6, 7, 8, 9, 10, 11, 12]);
     expect(await db.all(`SELECT tgname FROM pg_trigger WHERE tgname = 'events_notify'`)).toEqual([]);
     expect(await db.all(`SELECT proname FROM pg_proc WHERE proname = 'events_notify'`)).toEqual([]);
     const after = await listen(url);

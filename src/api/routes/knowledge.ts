@@ -40,6 +40,7 @@ export interface KnowledgeRouteOptions {
   projectRoot?: (projectId: string) => Promise<string>;
   /** What the store says of a task version a person replaced (see ReviewRouteOptions). */
   supersededOf?: ReviewRouteOptions['supersededOf'];
+  beforeReview?: ReviewRouteOptions['beforeReview'];
   /** Where a promotion runs for a project on a shared remote (see ReviewRouteOptions). */
   promoteCommitted?: ReviewRouteOptions['promoteCommitted'];
   /** What the review/promote/audit routes keep between calls: the KnowledgeService's lifecycle context (needed with `projectRoot`). */
@@ -149,6 +150,6 @@ export const knowledgeRoutes: FastifyPluginAsync<KnowledgeRouteOptions> = async 
   });
   if (opts.projectRoot) {
     if (!opts.lifecycle || !opts.env) throw new Error('knowledgeRoutes: projectRoot needs the lifecycle context and the environment of the KnowledgeService (lifecycle, env)');
-    registerReviewRoutes(app, { projectRoot: opts.projectRoot, promoteCommitted: opts.promoteCommitted, supersededOf: opts.supersededOf, lifecycle: opts.lifecycle, env: opts.env, doc });
+    registerReviewRoutes(app, { projectRoot: opts.projectRoot, promoteCommitted: opts.promoteCommitted, supersededOf: opts.supersededOf, beforeReview: opts.beforeReview, lifecycle: opts.lifecycle, env: opts.env, doc });
   }
 };

@@ -7,7 +7,7 @@
  * outside that root.
  *
  *   GET  /api/knowledge/review?projectId=                     every session with its review (a superseded task version's last), and those that do not read
- *   GET  /api/knowledge/review/:sessionId?projectId=           one session's review
+ *   GET  /api/knowledge/review/:sessionId?projectId=           one session's review (a task's at its gate imports its runs' on other daemons first)
  *   POST /api/knowledge/review/:sessionId/reconcile?projectId= refresh stale receipts, answer the review
  *   POST /api/knowledge/review/:sessionId/resolve?projectId=   {candidate, as, target?, reason, refresh?}
  *   POST /api/knowledge/review/:sessionId/promote?projectId=   {candidates:[…]} | {all:true}
@@ -46,6 +46,11 @@ export interface ReviewRouteOptions {
    * daemon is known here too. Absent (a server without a store): null.
    */
   supersededOf?: (projectId: string, taskIds: readonly string[]) => Promise<Map<string, SupersededVersion>>;
+  /**
+   * Called before one session's review is read: a task's session at its gate first imports the candidates of the
+   * task's runs on other daemons (daemon/knowledgeImport.ts). Absent: nothing is imported.
+   */
+  beforeReview?: (projectId: string, sessionId: string) => Promise<void>;
   /** The KnowledgeService's lifecycle context, given to every operation. */
   lifecycle: LifecycleContext;
   /** The daemon's environment (MAESTRO_HOME, MAESTRO_UID: a root's personal specs): the KnowledgeService's config. */
@@ -102,9 +107,11 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
     return { projectId: query.projectId, sessions, unreadable };
   });
 
-  defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/review/:sessionId', summary: "One session's review: candidates, receipts, matches, triage", tags, params: sessionParams, query: projectQuery, response: reviewResponse }, async ({ params, query }) =>
-    review(lc, await rootFor(query.projectId), params.sessionId, { hint: RECONCILE_ROUTE, superseded: await supersededOne(query.projectId, params.sessionId) }),
-  );
+  defineRoute(app, doc, { method: 'GET', url: '/api/knowledge/review/:sessionId', summary: "One session's review: candidates, receipts, matches, triage (a task at its gate: with its runs' on other daemons, imported)", tags, params: sessionParams, query: projectQuery, response: reviewResponse }, async ({ params, query }) => {
+    const root = await rootFor(query.projectId);
+    await opts.beforeReview?.(query.projectId, params.sessionId);
+    return review(lc, root, params.sessionId, { hint: RECONCILE_ROUTE, superseded: await supersededOne(query.projectId, params.sessionId) });
+  });
 
   defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/reconcile', summary: "Refresh a session's stale or missing receipts", tags, params: sessionParams, query: projectQuery, response: reviewResponse }, async ({ params, query }) => {
     const root = await rootFor(query.projectId);

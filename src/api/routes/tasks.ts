@@ -103,7 +103,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
       ...(await whyNotStarted(store, deps.slots, task)), heldBack: heldBack(deps, task), diffGate: await diffGateRefusal(store, task, runs),
       mergeConflict: await mergeConflictPark(deps, task, runs), claimedElsewhere: await claimedElsewhere(store, deps.slots?.owner, task),
       waitingForRun: await waitingForRun(store, deps.self, task, runs),
-      knowledgeElsewhere: await knowledgeElsewhere(store, deps.self?.name, runs), mergeCheck: await mergeCheckNow(store, task, runs),
+      knowledgeElsewhere: await knowledgeElsewhere(store, deps.self?.name, deps.knowledge, task, runs), mergeCheck: await mergeCheckNow(store, task, runs),
     };
   });
 

@@ -207,9 +207,10 @@ export const taskDetailResponse = z.strictObject({
         kind: z.string(),
         host: z.string().nullable().describe('its host, while it is registered on the database (a stop takes its row away)'),
         home: z.string().nullable().describe('its MAESTRO_HOME on that host, while it is registered'),
+        error: z.string().nullable().describe("why the ledger that daemon stored for the run could not be imported here (it does not read); null: it stored none (the run finished before ledgers were stored)"),
       }),
     )
-    .describe("the task's finished plan, execute and conflict runs that ran on another daemon (a task taken over at review): the knowledge candidates they proposed are staged in that daemon's clone of the project (.workflow/sessions/<session>/runs/<run>/), which this daemon's knowledge review does not read; review them on that host"),
+    .describe("at exec_review: the task's finished plan, execute and conflict runs on another daemon (a task taken over at review) whose knowledge candidates could not be brought into this daemon's session from the database; they are staged only in that daemon's clone of the project (.workflow/sessions/<session>/runs/<run>/): review them on that host. Runs whose candidates were imported, or that proposed none, are not listed; empty at any other status"),
 });
 export const cancelResponse = z.strictObject({
   task: taskSchema,

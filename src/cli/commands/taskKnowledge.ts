@@ -51,11 +51,13 @@ export function stagedKnowledgeLine(k: StagedKnowledge): string {
   return `This task's runs staged ${n} (${k.undecided} not decided yet), reviewed apart from the change (approving it promotes none): ${k.command}`;
 }
 
-type ElsewhereRun = { daemon: string; runId: string; kind: string; host: string | null; home: string | null };
+type ElsewhereRun = { daemon: string; runId: string; kind: string; host: string | null; home: string | null; error: string | null };
 
 /**
- * The candidates runs on another daemon proposed (a task taken over at review): staged in that daemon's clone, not
- * read here. Said at the gate, one line per daemon, with where they are and how to review them there.
+ * The candidates runs on another daemon proposed that could not be brought here (a task taken over at review: the
+ * daemon imports the ledger each run's daemon stored in the database, daemon/knowledgeImport.ts): a run that
+ * finished before ledgers were stored, or one whose stored ledger does not read. Said at the gate, one line per
+ * daemon, with why, where they are and how to review them there.
  */
 export function knowledgeElsewhereLines(task: Pick<Task, 'id'>, runs: readonly ElsewhereRun[]): string[] {
   const sid = sessionIdFor(task.id);
@@ -66,6 +68,8 @@ export function knowledgeElsewhereLines(task: Pick<Task, 'id'>, runs: readonly E
     const which = theirs.map((r) => `${r.kind} run ${r.runId}`).join(', ');
     const first = theirs[0]!;
     const where = first.home !== null ? `under ${oneLine(first.home)} on ${oneLine(first.host ?? 'its host')}` : `under its MAESTRO_HOME on its host`;
-    return `The knowledge candidates proposed by the ${which} on daemon ${name} are not available here: they are staged in ${name}'s clone of the project (.workflow/sessions/${sid}/runs/<run>/, ${where}), which this daemon's knowledge review does not read. Review them there: maestro knowledge review ${task.id}, on ${name}'s host.`;
+    const errors = theirs.filter((r) => r.error !== null).map((r) => oneLine(r.error!));
+    const why = errors.length ? `their ledger stored in the database could not be imported (${errors.join('; ')})` : 'they finished before runs\' candidates were stored in the database';
+    return `The knowledge candidates proposed by the ${which} on daemon ${name} are not available here: ${why}, so they are staged only in ${name}'s clone of the project (.workflow/sessions/${sid}/runs/<run>/, ${where}). Review them there: maestro knowledge review ${task.id}, on ${name}'s host.`;
   });
 }

@@ -26,6 +26,7 @@ import { briefFromIndex, type BriefLookup } from './briefSearch.js';
 import type { KnowledgeService } from '../service.js';
 import { createRun, createSession, isSealed, readRun, readSession } from './session/store.js';
 import { AGENT_REPORT_PATH } from './agentReport.js';
+import { importStoredRun } from './session/importRun.js';
 import { createLifecycleContext, type LifecycleContext } from './context.js';
 
 export interface BridgeRunInfo {
@@ -178,6 +179,31 @@ export class KnowledgeBridge {
     } catch {
       // onRunFinished meets it again and reports it
     }
+  }
+
+  /**
+   * The finished run's ledger as it was sealed (null: the run staged nothing), for the database: a daemon that takes
+   * the task over imports it (`importRun`). Read and validated as any ledger is; one that does not read is thrown.
+   */
+  sealedLedger(info: BridgeRunInfo): string | null {
+    const root = this.rootFor(info.repoPath);
+    const ledger = readLedger(runSource(root, sessionIdFor(info.task.id), runIdFor(info.run.id)).ledgerPath);
+    return ledger ? JSON.stringify(ledger) : null;
+  }
+
+  /**
+   * Brings a run of the task that ran on another daemon into this host's session, from the ledger that daemon
+   * stored (session/importRun.ts): once, and never over a run folder already here. 'here': nothing was written.
+   */
+  importRun(info: Omit<BridgeRunInfo, 'runDir'> & { ledger: string }): 'imported' | 'here' {
+    const root = this.rootFor(info.repoPath);
+    const sid = sessionIdFor(info.task.id);
+    const ensureSession = () => {
+      createSession(root, sid, info.task.title);
+      ignoredByGit(join(root.workflowDir, 'sessions', sid));
+    };
+    const stored = { rid: runIdFor(info.run.id), command: info.run.kind ?? 'execute', goal: info.task.title, ledger: info.ledger, label: `the ledger of run ${info.run.id} stored in the database` };
+    return importStoredRun(this.lc, root, sid, stored, ensureSession);
   }
 
   /**

@@ -13,10 +13,11 @@ import { autoApproveFrom } from './008_auto_approve_from.js';
 import { feedbackSource } from './009_feedback_source.js';
 import { parentVersion } from './010_parent_version.js';
 import { daemonSettings } from './011_daemon_settings.js';
+import { runKnowledge } from './012_run_knowledge.js';
 
 import type { Migration } from './migration.js';
 export type { Migration } from './migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [initial, orchestrator, multihost, notify, readyOrder, notifyAfterCommit, projectArchive, autoApproveFrom, feedbackSource, parentVersion, daemonSettings];
+export const MIGRATIONS: readonly Migration[] = [initial, orchestrator, multihost, notify, readyOrder, notifyAfterCommit, projectArchive, autoApproveFrom, feedbackSource, parentVersion, daemonSettings, runKnowledge];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
