@@ -132,10 +132,11 @@ describe.skipIf(!pgAvailable())('a task whose daemon goes away between stages', 
     // The remote's main has build-1's commit, the one the file came in by.
     expect(git(remote, 'merge-base', '--is-ancestor', made, 'main')).toBe('');
     expect(git(remote, 'log', '--format=%H', 'main', '--', 'out/a.txt')).toBe(made);
-    // The knowledge build-1's execute proposed stays in build-1's clone: build-2's task detail says so (build-1
-    // stopped, so its host and home are no longer on the database), and task show at exec_review prints it.
+    // What build-1's execute staged for the knowledge review went into the database with it before build-1 let the
+    // task go (null: it staged nothing), so build-2 names no run as elsewhere.
+    expect(await two.store.runs.knowledgeOf([run.id])).toEqual(new Map([[run.id, null]]));
     const detail = (await two.app.inject({ method: 'GET', url: `/api/tasks/${task.id}` })).json() as { knowledgeElsewhere: unknown };
-    expect(detail.knowledgeElsewhere).toEqual([{ daemon: 'build-1', runId: run.id, kind: 'execute', host: null, home: null }]);
+    expect(detail.knowledgeElsewhere).toEqual([]);
   });
 
   it('SIGTERM with the branch not on the shared remote: the other daemon sends the task to ready and says why', { timeout: budget(240_000) }, async () => {
