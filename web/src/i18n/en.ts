@@ -50,7 +50,7 @@ export const en = {
     fields: 'Fields', graph: 'Dependencies', graphLabel: 'Dependency graph of {{count}} tasks', plan: 'Plan', spec: 'Specification', subtasks: 'Subtasks', proposed: 'Proposed subtasks', rawPlan: 'The plan as written',
   },
   staged: {
-    elsewhere: 'The knowledge candidates proposed by its runs on daemon {{daemons}} ({{runs}}) are not available here: they are staged in that daemon\'s clone of the project, on its host, which this daemon\'s knowledge review does not read. Review them there: maestro knowledge review {{task}}.',
+    elsewhere: 'The knowledge candidates proposed by its runs on daemon {{daemons}} ({{runs}}) are not available here: {{why}}, so they are staged only in that daemon\'s clone of the project, on its host. Review them there: maestro knowledge review {{task}}.', elsewhereOld: 'they finished before runs\' candidates were stored in the database', elsewhereRefused: 'what that daemon stored in the database could not be imported ({{errors}})',
     duplicate: 'an exact duplicate of an entry: rejected on its own', title: 'Knowledge its runs staged', review: 'Review them in the knowledge queue', unreadable: 'The knowledge this task\'s runs staged could not be read: {{message}}',
     summary_one: 'This task\'s runs staged {{count}} knowledge candidate ({{undecided}} not decided yet). It is reviewed apart from the change: approving the change promotes nothing.',
     summary_other: 'This task\'s runs staged {{count}} knowledge candidates ({{undecided}} not decided yet). They are reviewed apart from the change: approving the change promotes none of them.',

@@ -27,15 +27,20 @@ const exactDuplicate = (c: ReviewCandidate) => (c.status === 'pending' || c.stat
 /** What the session's review said, for which task: another task's answer is never shown while this one's is on its way. */
 type Found = { taskId: string; candidates: ReviewCandidate[]; error: string | null };
 
-/** Runs of the task on another daemon (a task taken over at review): their candidates are in that daemon's clone, not here. */
-type ElsewhereRun = { daemon: string; runId: string; kind: string };
+/**
+ * Runs of the task on another daemon (a task taken over at review) whose candidates the daemon could not import
+ * from the database: `error` says why their stored ledger was refused; null, none was stored (an older run).
+ */
+type ElsewhereRun = { daemon: string; runId: string; kind: string; error?: string | null };
 
 function NotHere({ task, runs }: { task: Task; runs: readonly ElsewhereRun[] }) {
   const { t } = useTranslation();
   const daemons = [...new Set(runs.map((r) => visible(r.daemon)))].join(', ');
+  const errors = runs.flatMap((r) => (r.error ? [visible(r.error)] : []));
+  const why = errors.length ? t('staged.elsewhereRefused', { errors: errors.join('; ') }) : t('staged.elsewhereOld');
   return (
     <p role="status" className={styles.muted} data-testid="knowledge-elsewhere">
-      {t('staged.elsewhere', { daemons, runs: runs.map((r) => `${r.kind} ${r.runId}`).join(', '), task: task.id })}
+      {t('staged.elsewhere', { daemons, runs: runs.map((r) => `${r.kind} ${r.runId}`).join(', '), task: task.id, why })}
     </p>
   );
 }

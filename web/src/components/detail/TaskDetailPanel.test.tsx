@@ -128,10 +128,13 @@ describe('TaskDetailPanel', () => {
     );
   });
 
-  it('at exec_review, says the knowledge candidates of runs on another daemon are not available here, and where to review them', async () => {
+  it.each([
+    ['finished before ledgers were stored', null, "they finished before runs' candidates were stored in the database"],
+    ['whose stored ledger was refused', 'the ledger of run r_exec stored in the database: field candidates must be an array.', 'what that daemon stored in the database could not be imported (the ledger of run r_exec stored in the database: field candidates must be an array.)'],
+  ])('at exec_review, says the knowledge candidates of runs on another daemon not imported here (%s) are there, why, and where to review them', async (_what, error, why) => {
     vi.stubGlobal('EventSource', FakeSource);
     const task = makeTask({ status: 'exec_review', title: 'Taken over' });
-    const knowledgeElsewhere = [{ daemon: 'build-1', runId: 'r_exec', kind: 'execute', host: null, home: null }];
+    const knowledgeElsewhere = [{ daemon: 'build-1', runId: 'r_exec', kind: 'execute', host: null, home: null, error }];
     vi.stubGlobal('fetch', async (url: string) => {
       if (url.includes('/checks')) return new Response(JSON.stringify({ checks: [] }));
       if (url.includes('/findings')) return new Response(JSON.stringify({ verdicts: [], findings: [] }));
@@ -141,7 +144,7 @@ describe('TaskDetailPanel', () => {
     });
     render(<TaskDetailPanel taskId={task.id} />);
     expect((await screen.findByTestId('knowledge-elsewhere')).textContent).toBe(
-      `The knowledge candidates proposed by its runs on daemon build-1 (execute r_exec) are not available here: they are staged in that daemon's clone of the project, on its host, which this daemon's knowledge review does not read. Review them there: maestro knowledge review ${task.id}.`,
+      `The knowledge candidates proposed by its runs on daemon build-1 (execute r_exec) are not available here: ${why}, so they are staged only in that daemon's clone of the project, on its host. Review them there: maestro knowledge review ${task.id}.`,
     );
   });
 
