@@ -45,8 +45,7 @@ import type { Project } from '../core/types.js';
 import { knowledgeRoutes } from '../api/routes/knowledge.js';
 import { KnowledgeService, resolveKnowledgeConfig } from '../knowledge/service.js';
 import { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
-import { importKnowledgeElsewhere } from '../daemon/knowledgeImport.js';
-import { taskIdOfSession } from '../core/supersededVersion.js';
+import { importAtGate } from '../daemon/knowledgeImport.js';
 import { resolveObserverConfig } from '../observer/config.js';
 import { followFromEnv } from '../observer/hub.js';
 import { ObserverService } from '../observer/service.js';
@@ -89,15 +88,15 @@ type Cleanups = (() => Promise<void> | void)[];
 interface ShutdownMode { graceMs: number; detach: boolean }
 
 /**
- * The daemon's knowledge service, started. Its MAESTRO_HOME is this daemon's home (--home wins over the environment):
- * run folders may link only into its runs/ (session/store.ts assertRunFolderInside), and its specs/ are the global
- * scope the briefs read. A project's linked workspaces (.workflow/config.json, the repository's) are read only
- * inside registered projects.
+ * The daemon's knowledge service, started, and the one bridge its runs and the API's imports at a gate share
+ * (daemon/knowledgeImport.ts). Its MAESTRO_HOME is this daemon's home (--home wins over the environment): run folders
+ * may link only into its runs/ (session/store.ts assertRunFolderInside), and its specs/ are the global scope the
+ * briefs read. A project's linked workspaces (.workflow/config.json, the repository's) are read only inside registered projects.
  */
-async function startKnowledge(config: MaestroConfig, options: DaemonOptions, store: Store): Promise<KnowledgeService> {
+async function startKnowledge(config: MaestroConfig, options: DaemonOptions, store: Store): Promise<{ knowledge: KnowledgeService; bridge: KnowledgeBridge }> {
   const knowledge = new KnowledgeService({ ...resolveKnowledgeConfig({ ...(options.env ?? {}), MAESTRO_HOME: config.home }), workspaceAllowed: await registeredFolders(store) });
   knowledge.start();
-  return knowledge;
+  return { knowledge, bridge: KnowledgeBridge.forService(knowledge, knowledge.config.env) };
 }
 
 /**
@@ -159,11 +158,9 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
     // well (a lease renewed, a heartbeat: most write no event) was half its reads of the log (bench:multihost).
     store.onWrite((events) => feed.publishDirect(events));
     // Knowledge (warm indexes, corpus watchers, the embedder): stopped after the orchestrator, whose runs still report to it.
-    const knowledge = await startKnowledge(config, options, store);
+    const { knowledge, bridge } = await startKnowledge(config, options, store);
     cleanups.push(() => knowledge.stop());
     const control = createRunControl(store, wrote);
-    // One bridge for the orchestrator's runs and the API's imports at a gate (daemon/knowledgeImport.ts).
-    const bridge = KnowledgeBridge.forService(knowledge, knowledge.config.env);
     const orchestrator = createOrchestrator({ config, options, store, bus, log, health, control, bridge, wrote, logError });
     onHealth = healthReaction(log, bus, orchestrator);
     const mode: ShutdownMode = { graceMs: STOP_GRACE_MS, detach: false };
@@ -351,8 +348,7 @@ interface ApiParts {
   sandbox: AgentSandboxState;
   /** The database's name as the log gives it (db.name: the password hidden), for GET /api/health. */
   database: string;
-  knowledge: KnowledgeService;
-  bridge: KnowledgeBridge;
+  knowledge: KnowledgeService; bridge: KnowledgeBridge;
   observer: ObserverService;
   /** Where this daemon works on each project (a diff fetches a shared remote's clone through it). */
   repos: ProjectRepos;
@@ -372,7 +368,7 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
   const builtIn = [
     async (a: FastifyInstance, doc: OpenApiDoc) => {
       // Review, promotion and audit act on a registered project's `.workflow/` only: where its runs work (repoFor).
-      await a.register(knowledgeRoutes, { pool: knowledge.pool, lifecycle: knowledge.lifecycle, env: knowledge.config.env, doc, projectRoot: async (projectId: string) => repoFor(await store.projects.get(projectId)), promoteCommitted: async (projectId, sid, run) => promoteCommitted(promote, await store.projects.get(projectId), sid, run), supersededOf: (projectId, ids) => store.tasks.superseded(ids, projectId), beforeReview: (projectId, sid) => importAtGate(store, bridge, config, projectId, sid), confineRoot: (root) => confineToProjects(store, root) });
+      await a.register(knowledgeRoutes, { pool: knowledge.pool, lifecycle: knowledge.lifecycle, env: knowledge.config.env, doc, projectRoot: async (projectId: string) => repoFor(await store.projects.get(projectId)), promoteCommitted: async (projectId, sid, run) => promoteCommitted(promote, await store.projects.get(projectId), sid, run), supersededOf: (projectId, ids) => store.tasks.superseded(ids, projectId), beforeReview: (projectId, sid) => importAtGate(store, bridge, { home: config.home, self: config.name }, projectId, sid), confineRoot: (root) => confineToProjects(store, root) });
     },
     (a: FastifyInstance, doc: OpenApiDoc) => observerRoutes(a, observer.routeDeps, doc),
   ];
@@ -381,17 +377,6 @@ async function buildDaemonApi({ config, options, store, bus, token, control, hea
   const workersEnv = { ...processAgentEnv({ credentials: Object.values(CREDENTIAL_ENV).flat() }), ...options.workerEnv };
   const providerCheck = options.noOrchestrator ? {} : { providerProblem: (project: Project) => providerProblem(project, workersEnv) };
   return buildApi({ store, bus, config: { ...config, token }, home: config.home, control, logError, health: () => ({ ...health.report(), agentSandbox: sandbox, database }), ...providerCheck, repoFor, refreshRepo: (project) => repos.refresh(project), agentEnv: workersEnv, slots: { owner: config.name, perProject: config.maxConcurrentRunsPerProject }, knowledge: { bridge, home: config.home }, self: { name: config.name, settings: settingsOf(config) }, stop: { request: stopRequest.request, graceMs: STOP_GRACE_MS, home: config.home, progress: stopRequest.progress }, plugins: [...builtIn, ...(options.plugins ?? [])] });
-}
-
-/**
- * Before a task session's review is read: a task of the project at its gate first imports what its runs on other
- * daemons proposed (daemon/knowledgeImport.ts); any other session is read as it is.
- */
-async function importAtGate(store: Store, bridge: KnowledgeBridge, config: MaestroConfig, projectId: string, sid: string): Promise<void> {
-  const taskId = taskIdOfSession(sid);
-  const task = taskId ? await store.tasks.get(taskId).catch(() => null) : null;
-  if (!task || task.projectId !== projectId || task.status !== 'exec_review') return;
-  await importKnowledgeElsewhere(store, bridge, config.home, config.name, task, await store.runs.list({ taskId: task.id }));
 }
 
 /** With `demo` on and no project registered, creates the offline demo project. */

@@ -64,6 +64,8 @@ export class Ingestor {
   /** When each run last finished a stage, by the daemon's clock. */
   readonly stageDoneAt = new Map<string, number>();
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** What runs' `onFinal` goes on doing (their knowledge finishes): `stop` waits for it. */
+  private readonly afterFinal = new Set<Promise<void>>();
   private readonly again = new Set<string>();
   private readonly watched = new Map<string, Watched>();
   private readonly position = new Map<string, Position>();
@@ -78,7 +80,12 @@ export class Ingestor {
       onError: (err: Error) => void;
       /** Awaited before a run's outcome is committed: what another daemon acting on that outcome needs first (the task branch on a shared remote). */
       beforeFinal?: (run: Run) => Promise<void>;
-      onFinal: (run: Run) => void;
+      /**
+       * After a run's outcome is committed. What it returns goes on in the background (the run's knowledge finished:
+       * its ledger sealed and stored in the database); `stop` waits for it, so a stopping daemon lets its tasks go
+       * only once what their runs proposed is stored for the daemon that takes them over.
+       */
+      onFinal: (run: Run) => void | Promise<void>;
       preFinal?: (run: Run, record: ResultRecord | ErrorRecord) => Promise<ResultRecord | ErrorRecord>;
       log?: { info(obj: Record<string, unknown>, msg: string): void };
     },
@@ -115,6 +122,7 @@ export class Ingestor {
   async stop(): Promise<void> {
     for (const id of [...this.watched.keys()]) this.unfollow(id);
     await Promise.all(this.inFlight.values());
+    await Promise.allSettled([...this.afterFinal]);
   }
 
   /** The run's ingest under way, if one is (its final record may be waiting for the branch's push). */
@@ -203,7 +211,11 @@ export class Ingestor {
     pos.seqs.see(r.seq);
     pos.offset = nextOffset;
     this.unfollow(run.id);
-    this.opts.onFinal(run);
+    const after = this.opts.onFinal(run);
+    if (after) {
+      this.afterFinal.add(after);
+      void after.finally(() => this.afterFinal.delete(after));
+    }
     this.opts.onChange();
   }
 

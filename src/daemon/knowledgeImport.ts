@@ -11,6 +11,7 @@
  * (api/routes/knowledgeElsewhere.ts), with where they are.
  */
 import { coerceError } from '../core/errors.js';
+import { taskIdOfSession } from '../core/supersededVersion.js';
 import type { Run, Task } from '../core/types.js';
 import type { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import type { Store } from '../store/store.js';
@@ -54,4 +55,15 @@ export async function importKnowledgeElsewhere(store: Store, knowledge: Knowledg
     }
   }
   return left;
+}
+
+/**
+ * Before a task session's review is read (GET /api/knowledge/review/:session): a task of the project at its gate
+ * first imports what its runs on other daemons proposed; any other session is read as it is.
+ */
+export async function importAtGate(store: Store, knowledge: KnowledgeBridge, daemon: { home: string; self: string }, projectId: string, sid: string): Promise<void> {
+  const taskId = taskIdOfSession(sid);
+  const task = taskId ? await store.tasks.get(taskId).catch(() => null) : null;
+  if (!task || task.projectId !== projectId || task.status !== 'exec_review') return;
+  await importKnowledgeElsewhere(store, knowledge, daemon.home, daemon.self, task, await store.runs.list({ taskId: task.id }));
 }

@@ -60,8 +60,6 @@ export class Orchestrator {
   private kicked = false;
   private stopping = false;
   private readonly knowledge: KnowledgeBridge;
-  /** Runs' knowledge finishes under way: a stop waits for them, so a run's ledger is in the database before its task is let go. */
-  private readonly knowledgeFinishing = new Set<Promise<void>>();
   private readonly restarts = new Map<string, number>();
   /** Runs whose worker this daemon found running from before its start (a restart, a kill -9), said once each. */
   private readonly adopted = new Set<string>();
@@ -101,10 +99,8 @@ export class Orchestrator {
       // The branch is on the remote before the outcome is committed: once it is, another daemon may review or merge the task.
       beforeFinal: (run) => publishTaskBranch(this.store, this.repos, config.home, run, opts.onError),
       onFinal: (run) => {
-        const finishing = knowledgeFinished(this.store, this.knowledge, config.home, run, this.opts.onError);
-        this.knowledgeFinishing.add(finishing);
-        void finishing.finally(() => this.knowledgeFinishing.delete(finishing));
         this.kick();
+        return knowledgeFinished(this.store, this.knowledge, config.home, run, this.opts.onError);
       },
       preFinal: opts.preFinal,
       log: opts.log,
@@ -397,8 +393,6 @@ export class Orchestrator {
       stopLeases();
     }
     await this.ingestor.stop();
-    // Each finished run's knowledge sealed and its ledger stored (knowledgeFinished catches its own errors).
-    await Promise.all([...this.knowledgeFinishing]);
     // Not when detached: its workers run on for the next daemon of this home, which renews these claims.
     if (!opts.detach) await releaseBetweenStages(handOver);
     await unregisterDaemon(this.store.db, this.owner).catch(() => undefined);
