@@ -3,11 +3,11 @@
  * Two daemons on one PostgreSQL, the project on a shared remote: each works in its own clone, and a run's candidates
  * are staged in the session folder of the clone it ran in (never pushed). Daemon a executes (the scripted agent
  * accepts a decision in its report) and stops before the review; b takes the task over, reviews it and reaches the
- * gate. The ledger a stored in the database with the run is imported into b's session: b's task show, its knowledge
- * review (CLI and API) list the candidate, and b promotes it onto the remote's main. Looked at again, nothing is
+ * gate. The ledger a stored in the database with the run is imported into b's session as b reaches the gate: b's
+ * task show, its knowledge review (CLI and API) list the candidate, and b promotes it onto the remote's main. Looked at again, nothing is
  * imported twice and the promoted candidate stays promoted.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runIdFor, sessionIdFor } from '../../src/knowledge/lifecycle/bridge.js';
@@ -17,7 +17,7 @@ import { freshPostgres, pgAvailable, removeTempDirs, tempDir } from '../helpers/
 import { maestro } from '../helpers/knowledge2.js';
 import { PG_MISSING } from '../helpers/postgres.js';
 import { git, sharedRemote } from '../helpers/repo.js';
-import { until } from '../helpers/wait.js';
+import { poll, until } from '../helpers/wait.js';
 import { budget } from '../helpers/budget.js';
 import { cli, cleanEnv } from '../cli/helpers.js';
 
@@ -82,6 +82,12 @@ describe.skipIf(!pgAvailable())('knowledge of a task taken over at review', () =
     }, 'the task at its gate on b', budget(120_000));
     expect((await b.store.runs.list({ taskId: task.id })).map((r) => [r.kind, r.owner])).toEqual([['execute', 'a'], ['review', 'b']]);
 
+    // b reached the gate: it imported a's execute into its session by itself, before anyone looked.
+    const sid = sessionIdFor(task.id);
+    const cloneB = join(b.config.home, 'clones', project.id);
+    const imported = join(cloneB, '.workflow', 'sessions', sid, 'runs', runIdFor(execute!.id), 'knowledge-delta.json');
+    await poll(() => existsSync(imported), "a's execute imported into b's session at the gate", budget(60_000));
+
     // task show on b: the candidate is here to review, and nothing is said to be on a.
     const shown = await cli(['task', 'show', task.id, '--url', b.url], cleanEnv({ MAESTRO_HOME: b.config.home }));
     expect(shown.stderr).toBe('');
@@ -91,8 +97,6 @@ describe.skipIf(!pgAvailable())('knowledge of a task taken over at review', () =
     expect(detail.knowledgeElsewhere).toEqual([]);
 
     // maestro knowledge review on b's host, in b's clone: the decision a's execute accepted, pending, from a's run.
-    const sid = sessionIdFor(task.id);
-    const cloneB = join(b.config.home, 'clones', project.id);
     const id = candidateId('spec', DECISION);
     const reviewed = await maestro(['knowledge', 'review', task.id, '--workflow-root', cloneB, '--json'], { MAESTRO_HOME: b.config.home });
     expect(reviewed.stderr).toBe('');
@@ -106,7 +110,6 @@ describe.skipIf(!pgAvailable())('knowledge of a task taken over at review', () =
     expect(files.map((f) => git(remote, 'show', `main:${f}`)).join('\n')).toContain(DECISION);
 
     // Looked at again (the detail and the review import at the gate): nothing comes twice, the decision stands.
-    const imported = join(cloneB, '.workflow', 'sessions', sid, 'runs', runIdFor(execute!.id), 'knowledge-delta.json');
     const ledger = readFileSync(imported, 'utf8');
     expect(JSON.parse(ledger).candidates.map((c: { candidate_id: string; status: string }) => [c.candidate_id, c.status])).toEqual([[id, 'promoted']]);
     await b.app.inject({ method: 'GET', url: `/api/tasks/${task.id}` });
