@@ -5,7 +5,6 @@
  */
 import { mergeChecked, reviewedCommit } from '../core/reviewed.js';
 import type { Project, Task } from '../core/types.js';
-import { git } from '../git/git.js';
 import { isAncestor, tipsOf } from '../git/merge.js';
 import type { Store } from '../store/store.js';
 import { branchOf, goneAdvice, movedSinceReview, reviewedInMain, thenRetry, type Car } from './mergeTrain.js';
@@ -106,12 +105,12 @@ async function missingBranch(deps: CarDeps, task: Task, project: Project, repo: 
       }
     }
   }
-  const tip = await git(repo, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { okCodes: [1] });
-  if (tip.code !== 0) {
+  const tip = (await tipsOf(repo, [ref])).get(ref);
+  if (!tip) {
     const reviewed = reviewedCommit(task);
     // Said with the way back (not only that it is missing): a reviewed commit is still in the repository.
     await deps.toAttention(task, reviewed && !remote ? thenRetry(goneAdvice(repo, branch, reviewed, ', so nothing was merged'), task) : `branch ${branch} does not exist in ${repo}`);
     return null;
   }
-  return { task, branch, ref, tip: tip.stdout.trim() };
+  return { task, branch, ref, tip };
 }
