@@ -3,8 +3,10 @@
  * train at once, and what becomes of a task that cannot ride — already recorded, no branch, a branch moved after its
  * review, or a branch the train did not find (fetched again, published from this clone, or the person's).
  */
-import { mergeChecked, reviewedCommit } from '../core/reviewed.js';
+import { shellWord } from '../core/diffGateWays.js';
+import { approvedCommit, mergeChecked, reviewedCommit } from '../core/reviewed.js';
 import type { Project, Task } from '../core/types.js';
+import { git } from '../git/git.js';
 import { isAncestor, tipsOf } from '../git/merge.js';
 import type { Store } from '../store/store.js';
 import { branchOf, goneAdvice, movedSinceReview, reviewedInMain, thenRetry, type Car } from './mergeTrain.js';
@@ -38,7 +40,7 @@ export async function carsFor(deps: CarDeps, project: Project, repo: string, rem
       const tip = tips.get(prefix + branch);
       const here = tip ? await checkedHere(deps, task, project, repo, remote, branch, tip) : undefined;
       const car = !tip ? await missingBranch(deps, task, project, repo, remote, branch) : here !== undefined ? here : { task, branch, ref: prefix + branch, tip };
-      const moved = car && movedSinceReview(car);
+      const moved = car && ((await aheadOnRemote(project, repo, remote, car)) ?? movedSinceReview(car));
       if (moved) await deps.toAttention(task, moved);
       else if (car) cars.push(car);
     }
@@ -113,4 +115,32 @@ async function missingBranch(deps: CarDeps, task: Task, project: Project, repo: 
     return null;
   }
   return { task, branch, ref, tip };
+}
+
+/** At most this many of the commits a review never saw are named (their count is said whole). */
+const NAMED_COMMITS = 5;
+
+/**
+ * The remote's task branch is the approved commit with commits on top (another host's clone, a person, a late push
+ * committed there): not a branch that moved away from its review, but one that holds commits the review never saw.
+ * Said with those commits and the ways out: put the remote's branch back on the reviewed commit (from this clone,
+ * which has it; refused if the branch moved again), run the task again, or cancel it. Null for anything else.
+ */
+async function aheadOnRemote(project: Project, repo: string, remote: string | null, car: Car): Promise<string | null> {
+  const reviewed = reviewedCommit(car.task);
+  const approved = approvedCommit(car.task);
+  if (!remote || !reviewed || !approved || car.tip === reviewed || !car.ref.startsWith('refs/remotes/') || !(await isAncestor(repo, approved, car.tip))) return null;
+  // The commits the tip holds that the reviewed commit (the approved one, or the merge a check passed on) does not.
+  const log = await git(repo, ['log', '--format=%H %s', `${reviewed}..${car.tip}`]);
+  const lines = log.stdout.split('\n').filter(Boolean);
+  const named = lines.slice(0, NAMED_COMMITS).map((l) => `${l.slice(0, 12)}${l.slice(40)}`);
+  const more = lines.length > named.length ? `, and ${lines.length - named.length} more` : '';
+  const id = car.task.id;
+  const where = `${car.branch} on the remote ${remoteOf(project) ?? remote}`;
+  const putBack = `git -C ${shellWord(repo)} push --force-with-lease=refs/heads/${car.branch}:${car.tip} ${remote} ${reviewed}:refs/heads/${car.branch}`;
+  return (
+    `${where} holds ${lines.length} commit${lines.length === 1 ? '' : 's'} its review never saw, on top of the approved commit ${approved.slice(0, 12)}: ${named.join('; ')}${more}. ` +
+    `Nothing was merged: they would land unreviewed. To merge what was reviewed, put the remote's branch back on it: ${putBack}, then run \`maestro task retry ${id}\` to merge it; ` +
+    `\`maestro task retry ${id} --fresh\` runs the task again from the current ${baseBranchOf(project)}; or \`maestro task cancel ${id}\``
+  );
 }

@@ -216,6 +216,38 @@ describe('the merge queue: checks on the merged tree before a merge lands', () =
     expect(git(remote, 'ls-tree', '--name-only', 'main').split('\n')).toEqual(expect.arrayContaining(['a.txt', 'b.txt']));
   });
 
+  it('on a shared remote, a task branch someone pushed commits onto after the review: parked naming those commits and the ways out', async () => {
+    const { d, repo: remote, a, b } = await twoReviewed({ checks: [{ name: 'readme', command: 'test -f README.md' }] }, { shared: true });
+    await approveAndWait(d, a.id, 'done');
+    const branch = `maestro/${b.id}-v1`;
+    const reviewed = reviewedCommit(await d.store.tasks.get(b.id))!;
+    // Another host's clone commits on the task's branch and pushes it: a descendant of the approved commit.
+    const other = join(tempDir('maestro-other-'), 'c');
+    git(tempDir('maestro-x-'), 'clone', '-q', '--branch', branch, remote, other);
+    writeFileSync(join(other, 'extra.txt'), 'x\n');
+    git(other, 'add', 'extra.txt');
+    git(other, '-c', 'user.name=x', '-c', 'user.email=x@x', 'commit', '-qm', 'an unreviewed fix');
+    git(other, 'push', '-q', 'origin', branch);
+    const extra = git(other, 'rev-parse', 'HEAD');
+    const mainBefore = git(remote, 'rev-parse', 'main');
+    const parked = await approveAndWait(d, b.id, 'needs_attention');
+    expect(git(remote, 'rev-parse', 'main')).toBe(mainBefore);
+    const clone = join(d.config.home, 'clones', b.projectId);
+    expect(parked.lastRunError).toBe(
+      `${branch} on the remote ${remote} holds 1 commit its review never saw, on top of the approved commit ${reviewed.slice(0, 12)}: ${extra.slice(0, 12)} an unreviewed fix. ` +
+        `Nothing was merged: they would land unreviewed. To merge what was reviewed, put the remote's branch back on it: ` +
+        `git -C ${clone} push --force-with-lease=refs/heads/${branch}:${extra} origin ${reviewed}:refs/heads/${branch}, then run \`maestro task retry ${b.id}\` to merge it; ` +
+        `\`maestro task retry ${b.id} --fresh\` runs the task again from the current main; or \`maestro task cancel ${b.id}\``,
+    );
+    // The first way out, as said: the reviewed commit is checked on its merge with main and lands, the extra commit does not.
+    git(clone, 'push', '-q', `--force-with-lease=refs/heads/${branch}:${extra}`, 'origin', `${reviewed}:refs/heads/${branch}`);
+    expect((await daemonRequest(d, 'POST', `/api/tasks/${b.id}/retry`, {})).status).toBe(200);
+    d.orchestrator.kick();
+    await untilStatus(d, b.id, 'done', ['needs_attention']);
+    expect(git(remote, 'merge-base', '--is-ancestor', reviewed, 'main')).toBe('');
+    expect(git(remote, 'ls-tree', '--name-only', 'main')).not.toMatch(/extra\.txt/);
+  });
+
   it('a daemon killed during the merge check: the next one adopts the run, and the checked commit lands once', async () => {
     // The check waits for the test's word, only on the merge (both files there): the run is at work when the daemon
     // dies. The word is a file in the worktree: the sandboxed check sees no other folder the test can write.
