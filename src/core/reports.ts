@@ -4,6 +4,7 @@
  * app can import their types without reaching into the store.
  */
 import type { ScoreBreakdown } from './scoring.js';
+import type { TaskStatus } from './status.js';
 
 export interface Competitor {
   taskId: string;
@@ -19,6 +20,19 @@ export interface SchedulerDecision {
   breakdown: ScoreBreakdown;
   competitors: Competitor[];
   at: number;
+  /**
+   * Set on the row a takeover logs (store/ops/claim.ts takeOverAtStage): nothing was ranked, the task was the lost
+   * daemon's; the score and breakdown are the ones it was claimed with. Null for a claim the scheduler made.
+   */
+  takenOver: TakenOver | null;
+}
+
+/** A task claimed where it stood from a daemon whose lease on it ended. */
+export interface TakenOver {
+  /** The daemon whose lease ended. */
+  from: string;
+  /** The task's status when it was taken over. */
+  status: TaskStatus;
 }
 
 export interface DurationStats {

@@ -90,7 +90,7 @@ export function createStore(engine: DBAdapter, clock: Clock = Date.now, options:
   };
 
   const decisions = {
-    record: (d: Omit<SchedulerDecision, 'id' | 'at'>) => tx('decisions.record', (q, now) => recordDecision(q, { ...d, at: now })),
+    record: (d: Omit<SchedulerDecision, 'id' | 'at' | 'takenOver'> & Partial<Pick<SchedulerDecision, 'takenOver'>>) => tx('decisions.record', (q, now) => recordDecision(q, { ...d, at: now })),
     list: (filter?: Parameters<typeof listDecisions>[1]) => listDecisions(db, filter),
   };
 

@@ -1,6 +1,7 @@
 /**
  * A task taken over at review goes through its taker's normal path: it is the taker's claimed work, started in the
- * tick that took it while a slot is free, ahead of any new claim, and the scheduler's decision log says who holds it.
+ * tick that took it while a slot is free, ahead of any new claim, and the scheduler's decision log says who holds it
+ * and that it took the task over.
  * Before, the takeover came after the tick had counted its free slots: that tick claimed a ready task into the one
  * slot, and the task taken over waited behind it, with the decision log still naming the daemon that was gone.
  *
@@ -61,6 +62,8 @@ describe('a task taken over with one slot free', () => {
     expect(decisions.map((d) => d.owner)).toEqual(['b', 'a']);
     expect(decisions[0]!.competitors).toEqual([]);
     expect(decisions[0]!.score).toBe(decisions[1]!.score);
+    // Marked as a takeover (the board's score section says so), the first claim as a ranking.
+    expect(decisions.map((d) => d.takenOver)).toEqual([{ from: 'a', status: 'reviewing' }, null]);
   });
 
   // Two daemons at once: on one PostgreSQL (a home is one daemon's), the project on a shared remote.

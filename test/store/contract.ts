@@ -295,10 +295,11 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       expect(await store.tasks.advance({ id: atReview.id, owner: 'B', attempt: a.attempt + 1 }, 'reviewing', 'exec_review')).toBe(true);
       const over = (await store.events.list({ taskId: atReview.id, type: 'task.taken_over' })).events;
       expect(over.map((e) => e.payload)).toEqual([{ owner: 'B', previousOwner: 'A', attempt: a.attempt + 1, status: 'reviewing', reason: 'the lease of A ended with the task reviewing: B goes on from there, with the work A pushed' }]);
-      // The decision log says B holds it now, with the score A claimed it with and no competitor beaten; newest first.
-      expect((await store.decisions.list({ taskId: atReview.id })).map((x) => [x.owner, x.score, x.breakdown, x.competitors, x.at])).toEqual([
-        ['B', 4.5, breakdown, [], now],
-        ['A', 4.5, breakdown, [{ taskId: midExecute.id, score: 1 }], claimedAt],
+      // The decision log says B holds it now, marked as taken over from A at reviewing, with the score A claimed it
+      // with and no competitor beaten; newest first.
+      expect((await store.decisions.list({ taskId: atReview.id })).map((x) => [x.owner, x.score, x.breakdown, x.competitors, x.at, x.takenOver])).toEqual([
+        ['B', 4.5, breakdown, [], now, { from: 'A', status: 'reviewing' }],
+        ['A', 4.5, breakdown, [{ taskId: midExecute.id, score: 1 }], claimedAt, null],
       ]);
       expect(await store.decisions.list({ taskId: midExecute.id })).toEqual([]);
       // Without a taker (a store alone), an expired claim at reviewing goes to ready as before.

@@ -111,6 +111,10 @@ export const schedulerDecisionSchema = z.strictObject({
   breakdown: scoreBreakdownSchema,
   competitors: z.array(z.strictObject({ taskId: z.string(), score: z.number() })),
   at: epochMs,
+  takenOver: z
+    .strictObject({ from: z.string().describe('the daemon whose lease on the task ended'), status: z.enum(TASK_STATUSES).describe('where the task stood when it was taken over') })
+    .nullable()
+    .describe('set when this row is a takeover, not a ranking: the score and breakdown are the ones the task was claimed with'),
 });
 
 export const durationStatsSchema = z.strictObject({ kind: z.string(), count: z.number(), meanMs: z.number(), p50Ms: z.number(), p95Ms: z.number(), maxMs: z.number() });

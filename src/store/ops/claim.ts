@@ -29,7 +29,7 @@ import type { Task } from '../../core/types.js';
 import type { Queryable, SqlValue } from '../db.js';
 import { toTask, type Row } from '../rows.js';
 import { appendEvent } from './events.js';
-import { recordDecision, type Competitor } from './decisions.js';
+import { listDecisions, recordDecision, type Competitor } from './decisions.js';
 import type { ScoreBreakdown } from '../../core/scoring.js';
 import { fieldSets, type TransitionFields } from './transitionTask.js';
 import { dbNow } from './dbClock.js';
@@ -184,13 +184,11 @@ async function takeOverAtStage(q: Queryable, t: { id: string; status: TaskStatus
     [now, by.owner, by.leaseMs, t.id, t.status, t.claimed_by],
   );
   if (!rows[0]) return false;
-  // The decision log says who holds the task now: the score it was claimed with, the taker's, and no competitors
-  // beaten (nothing was ranked: the task was the lost daemon's). A task never ranked (claimed by hand) has none.
-  await q.run(
-    `INSERT INTO scheduler_decisions (project_id, task_id, owner, score, breakdown, competitors, at)
-     SELECT project_id, task_id, $1, score, breakdown, '[]', $2 FROM scheduler_decisions WHERE task_id = $3 ORDER BY id DESC LIMIT 1`,
-    [by.owner, now, t.id],
-  );
+  // The decision log says who holds the task now, marked as a takeover: the score it was claimed with, the taker's,
+  // and no competitors beaten (nothing was ranked: the task was the lost daemon's). A task never ranked (claimed by
+  // hand) has none.
+  const [last] = await listDecisions(q, { taskId: t.id, limit: 1 });
+  if (last) await recordDecision(q, { ...last, owner: by.owner, competitors: [], at: now, takenOver: { from: t.claimed_by, status: t.status } });
   const reason = `the lease of ${t.claimed_by} ended with the task ${t.status}: ${by.owner} goes on from there, with the work ${t.claimed_by} pushed`;
   await appendEvent(q, { projectId: t.project_id, taskId: t.id, type: 'task.taken_over', payload: { owner: by.owner, previousOwner: t.claimed_by, attempt: Number(rows[0].attempt), status: t.status, reason } }, now);
   return true;

@@ -105,7 +105,7 @@ export const en = {
     staleNote: 'Stale: no heartbeat for three leases (killed, or cut off from the database); its tasks go back to ready when their leases end.',
   },
   score: {
-    title: 'Last claim: score', none: 'The scheduler has not claimed this task.', total: 'Score {{score}}, claimed by {{owner}} at {{at}}', beat_one: 'It beat {{count}} other ready task.', beat_other: 'It beat {{count}} other ready tasks.',
+    title: 'Last claim: score', none: 'The scheduler has not claimed this task.', total: 'Score {{score}}, claimed by {{owner}} at {{at}}', takenOver: 'Taken over by {{owner}} at {{at}} from {{from}}, whose lease on it ended while it was at {{status}}: nothing was ranked, the score is the one {{from}} claimed it with ({{score}}).', beat_one: 'It beat {{count}} other ready task.', beat_other: 'It beat {{count}} other ready tasks.',
     rankU: 'Rank (urgency)', chainInertia: 'Chain inertia', agingBonus: 'Aging bonus', couplingPenalty: 'Coupling penalty',
   },
   brief: { title: 'What was asked', showAll_one: 'Show all ({{count}} line)', showAll_other: 'Show all ({{count}} lines)', showLess: 'Show less', feedback: 'Feedback from version {{version}}' },

@@ -74,7 +74,7 @@ export const es: Dictionary = {
     staleNote: 'Sin señal: ningún latido durante tres concesiones (detenido a la fuerza, o sin acceso a la base de datos); sus tareas vuelven a listas cuando terminan sus concesiones.',
   },
   score: {
-    title: 'Última asignación: puntuación', none: 'El planificador aún no ha tomado esta tarea.', total: 'Puntuación {{score}}, tomada por {{owner}} a las {{at}}', beat_one: 'Superó a otra {{count}} tarea lista.', beat_other: 'Superó a otras {{count}} tareas listas.',
+    title: 'Última asignación: puntuación', none: 'El planificador aún no ha tomado esta tarea.', total: 'Puntuación {{score}}, tomada por {{owner}} a las {{at}}', takenOver: 'Relevada por {{owner}} a las {{at}} de {{from}}, cuya concesión sobre ella venció en {{status}}: no se clasificó nada, la puntuación es con la que {{from}} la tomó ({{score}}).', beat_one: 'Superó a otra {{count}} tarea lista.', beat_other: 'Superó a otras {{count}} tareas listas.',
     rankU: 'Rango (urgencia)', chainInertia: 'Inercia de cadena', agingBonus: 'Bono por espera', couplingPenalty: 'Penalización por acoplamiento',
   },
   brief: { title: 'Lo que se pidió', showAll_one: 'Mostrar todo ({{count}} línea)', showAll_other: 'Mostrar todo ({{count}} líneas)', showLess: 'Mostrar menos', feedback: 'Comentarios sobre la versión {{version}}' },

@@ -74,7 +74,7 @@ export const fr: Dictionary = {
     staleNote: 'Muet : aucun battement pendant trois baux (tué, ou coupé de la base) ; ses tâches redeviennent prêtes à la fin de leurs baux.',
   },
   score: {
-    title: 'Dernière prise : score', none: 'L’ordonnanceur n’a pas encore pris cette tâche.', total: 'Score {{score}}, prise par {{owner}} à {{at}}', beat_one: 'Elle l’a emporté sur {{count}} autre tâche prête.', beat_other: 'Elle l’a emporté sur {{count}} autres tâches prêtes.',
+    title: 'Dernière prise : score', none: 'L’ordonnanceur n’a pas encore pris cette tâche.', total: 'Score {{score}}, prise par {{owner}} à {{at}}', takenOver: 'Reprise par {{owner}} à {{at}} à {{from}}, dont le bail sur elle a expiré à l’étape {{status}} : rien n’a été classé, le score est celui avec lequel {{from}} l’a prise ({{score}}).', beat_one: 'Elle l’a emporté sur {{count}} autre tâche prête.', beat_other: 'Elle l’a emporté sur {{count}} autres tâches prêtes.',
     rankU: 'Rang (urgence)', chainInertia: 'Inertie de chaîne', agingBonus: 'Bonus d’attente', couplingPenalty: 'Pénalité de couplage',
   },
   brief: { title: 'Ce qui était demandé', showAll_one: 'Tout afficher ({{count}} ligne)', showAll_other: 'Tout afficher ({{count}} lignes)', showLess: 'Afficher moins', feedback: 'Retour sur la version {{version}}' },

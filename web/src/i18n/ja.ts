@@ -74,7 +74,7 @@ export const ja: Dictionary = {
     staleNote: '応答なし: リース3回分ハートビートがありません(強制終了されたか、データベースに接続できません)。そのタスクはリース終了時に ready に戻ります。',
   },
   score: {
-    title: '直近の取得: スコア', none: 'スケジューラーはまだこのタスクを取得していません。', total: 'スコア {{score}}、{{at}} に {{owner}} が取得', beat_one: '他の準備完了タスク {{count}} 件に勝ちました。', beat_other: '他の準備完了タスク {{count}} 件に勝ちました。',
+    title: '直近の取得: スコア', none: 'スケジューラーはまだこのタスクを取得していません。', total: 'スコア {{score}}、{{at}} に {{owner}} が取得', takenOver: '{{at}} に {{owner}} が {{from}} から引き継ぎました（{{status}} の時点で {{from}} のリースが切れたため）。順位付けはしておらず、スコアは {{from}} が取得したときのもの（{{score}}）です。', beat_one: '他の準備完了タスク {{count}} 件に勝ちました。', beat_other: '他の準備完了タスク {{count}} 件に勝ちました。',
     rankU: 'ランク（緊急度）', chainInertia: 'チェーン慣性', agingBonus: '待機ボーナス', couplingPenalty: '結合ペナルティ',
   },
   brief: { title: '依頼内容', showAll_one: 'すべて表示（{{count}} 行）', showAll_other: 'すべて表示（{{count}} 行）', showLess: '折りたたむ', feedback: 'バージョン {{version}} へのフィードバック' },

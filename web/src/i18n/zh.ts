@@ -74,7 +74,7 @@ export const zh: Dictionary = {
     staleNote: '失联：三个租期内没有心跳(被强行终止,或无法连接数据库);其任务在租期结束后回到就绪。',
   },
   score: {
-    title: '最近一次认领：得分', none: '调度器尚未认领此任务。', total: '得分 {{score}}，由 {{owner}} 于 {{at}} 认领', beat_one: '它胜过了 {{count}} 个其他就绪任务。', beat_other: '它胜过了 {{count}} 个其他就绪任务。',
+    title: '最近一次认领：得分', none: '调度器尚未认领此任务。', total: '得分 {{score}}，由 {{owner}} 于 {{at}} 认领', takenOver: '由 {{owner}} 于 {{at}} 从 {{from}} 接管（{{from}} 对它的租约在 {{status}} 时到期）：未做排名，得分是 {{from}} 认领时的得分（{{score}}）。', beat_one: '它胜过了 {{count}} 个其他就绪任务。', beat_other: '它胜过了 {{count}} 个其他就绪任务。',
     rankU: '排名（紧急度）', chainInertia: '链惯性', agingBonus: '等待加分', couplingPenalty: '耦合惩罚',
   },
   brief: { title: '任务要求', showAll_one: '显示全部（{{count}} 行）', showAll_other: '显示全部（{{count}} 行）', showLess: '收起', feedback: '版本 {{version}} 的反馈' },

@@ -29,10 +29,24 @@ describe('Runs', () => {
       id: 1, projectId: 'p_1', taskId: 't_1', owner: 'host-a', score: 2.5, at: 0,
       breakdown: { rankU: 2, chainInertia: 0.5, agingBonus: 0, couplingPenalty: 0 },
       competitors: Array.from({ length: competitors }, (_, i) => ({ taskId: `t_${i + 2}`, score: 1 })),
+      takenOver: null,
     });
     const { rerender } = render(<Runs runs={[]} decision={decision(1)} />);
     expect(screen.getByText('It beat 1 other ready task.')).toBeTruthy();
     rerender(<Runs runs={[]} decision={decision(3)} />);
     expect(screen.getByText('It beat 3 other ready tasks.')).toBeTruthy();
+  });
+
+  it("says a takeover is one: from which daemon, where the task stood, and that the score is the first claim's", () => {
+    const at = new Date(2026, 11, 7, 9, 30, 5).getTime();
+    const decision = {
+      id: 2, projectId: 'p_1', taskId: 't_1', owner: 'host-b', score: 2.5, at,
+      breakdown: { rankU: 2, chainInertia: 0.5, agingBonus: 0, couplingPenalty: 0 },
+      competitors: [], takenOver: { from: 'host-a', status: 'reviewing' as const },
+    };
+    render(<Runs runs={[]} decision={decision} />);
+    const when = new Date(at).toLocaleTimeString('en');
+    expect(screen.getByText(`Taken over by host-b at ${when} from host-a, whose lease on it ended while it was at reviewing: nothing was ranked, the score is the one host-a claimed it with (2.500).`)).toBeTruthy();
+    expect(screen.queryByText(/claimed by host-b/)).toBeNull();
   });
 });

@@ -85,11 +85,12 @@ function RunTable({ runs }: { runs: Run[] }) {
   );
 }
 
-/** The scheduler's last claim of the task: its score, each term as a bar, and how many tasks it beat. */
+/** The scheduler's last claim of the task: its score, each term as a bar, and how many tasks it beat; or that it was taken over, from whom. */
 function ScoreBreakdown({ decision }: { decision: SchedulerDecision | null }) {
   const { t, i18n } = useTranslation();
   const parts = decision ? (Object.entries(decision.breakdown) as [string, number][]) : [];
   const scale = Math.max(1e-9, ...parts.map(([, v]) => Math.abs(v)));
+  const said = decision ? { score: decision.score.toFixed(3), owner: decision.owner, at: new Date(decision.at).toLocaleTimeString(i18n.language) } : {};
   return (
     <section className={styles.section} aria-labelledby="score-h">
       <h3 id="score-h">{t('score.title')}</h3>
@@ -98,7 +99,9 @@ function ScoreBreakdown({ decision }: { decision: SchedulerDecision | null }) {
       ) : (
         <>
           <p>
-            {t('score.total', { score: decision.score.toFixed(3), owner: decision.owner, at: new Date(decision.at).toLocaleTimeString(i18n.language) })}
+            {decision.takenOver
+              ? t('score.takenOver', { ...said, from: decision.takenOver.from, status: t(`status.${decision.takenOver.status}`) })
+              : t('score.total', said)}
           </p>
           <table aria-label={t('score.title')}>
             <tbody>
