@@ -16,6 +16,8 @@ describe("maestro serve's terminal lines", () => {
     expect(terminalLine({ type: 'task.released', at, payload: { owner: 'build-1', status: 'reviewing' } }, title)).toBe(`09:30:05  ${title.padEnd(32)}  released at reviewing by build-1, which stopped: another daemon goes on with it now`);
     expect(terminalLine({ type: 'task.taken_over', at, payload: { owner: 'build-2', previousOwner: 'build-1', status: 'reviewing', attempt: 2 } }, title))
       .toBe(`09:30:05  ${title.padEnd(32)}  taken over at reviewing by build-2 from build-1, whose lease ended: it goes on from the work build-1 pushed`);
+    expect(terminalLine({ type: 'task.renewed', at, payload: { owner: 'build-1', status: 'reviewing', attempt: 1 } }, title))
+      .toBe(`09:30:05  ${title.padEnd(32)}  lease renewed at reviewing by build-1, which was cut off from the database for longer than its lease: it goes on with the task, nothing taken over`);
     expect(terminalLine({ type: 'run.started', at, payload: { kind: 'execute' } }, title)).toBeNull();
     expect(terminalLine({ type: 'run.phase', at, payload: {} }, title)).toBeNull();
     expect(terminalLine({ type: 'project.settings_files', at, payload: { files: ['.maestro/hooks.mjs', '.workflow/specs/api.md'], sha: 'abc' } }, title))

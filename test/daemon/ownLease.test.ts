@@ -3,7 +3,8 @@
  * hand, as a tick stuck in a query for longer than a lease leaves it) renews its claim at its next expiry: the same
  * attempt, the same review run, nothing taken over. Before, its expiry took its own task over at reviewing (attempt
  * + 1, its review run failed, a second review paid for) or sent it to ready mid-execute. With its worker gone too, the
- * run resumes from its last finished stage, as after a restart.
+ * run resumes from its last finished stage, as after a restart. The renewal is said (a task.renewed event on the run's
+ * trace), where before it was silent.
  *
  * The lease is ten minutes, so the daemon's own renewal (a quarter of a lease apart) does not come first.
  */
@@ -11,7 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
-import { startTestDaemon, taskDone, type TestDaemon } from '../helpers/daemon.js';
+import { daemonRequest, startTestDaemon, taskDone, type TestDaemon } from '../helpers/daemon.js';
 import { makeRepo } from '../helpers/repo.js';
 import { until } from '../helpers/wait.js';
 import { budget } from '../helpers/budget.js';
@@ -64,6 +65,13 @@ describe("a daemon's own lease that ran out", () => {
     expect(runs.map(([kind, status]) => [kind, status])).toEqual([['execute', 'succeeded'], ['review', 'succeeded']]);
     expect(runs[1]![2]).toBe(review.id);
     expect((await d.store.events.list({ taskId: task.id, type: 'task.taken_over' })).events).toHaveLength(0);
+    // Said once, on the review run's trace: the board's trace of that run (GET /api/traces/:traceId) lists it.
+    const renewed = (await d.store.events.list({ taskId: task.id, type: 'task.renewed' })).events;
+    expect(renewed.map((e) => [e.runId, e.payload.owner, e.payload.status, e.payload.attempt])).toEqual([[review.id, d.orchestrator.owner, 'reviewing', task.attempt]]);
+    const trace = await daemonRequest(d, 'GET', `/api/traces/${review.traceId}`);
+    expect(trace.status).toBe(200);
+    const chain = (trace.body as { chain: { run: { id: string }; events: { type: string }[] }[] }).chain;
+    expect(chain.find((c) => c.run.id === review.id)!.events.map((e) => e.type)).toContain('task.renewed');
   });
 
   it('with its worker gone as well: renewed, and the same review run resumes', { timeout: budget(180_000) }, async () => {

@@ -331,11 +331,22 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       expect((await store.runs.get(review.id)).status).toBe('running');
       expect((await store.runs.get(execute.id)).status).toBe('running');
       expect((await store.events.list({ taskId: atReview.id, type: 'task.taken_over' })).events).toEqual([]);
+      // Each renewal is said, on the running run's trace (the board's trace of that run shows it).
+      const renewed = (await store.events.list({ projectId: p.id, type: 'task.renewed' })).events;
+      expect(renewed.map((e) => [e.taskId, e.runId, e.traceId, e.payload]).sort((x, y) => String(x[0]).localeCompare(String(y[0])))).toEqual(
+        [
+          [atReview.id, review.id, 'tr', { owner: 'A', status: 'reviewing', attempt: a.attempt, reason: 'the lease of A ran out while it was cut off from the database, with the task reviewing: A renewed its claim (the same attempt) and goes on with it; its review run goes on (or resumes from its last finished stage)' }],
+          [midExecute.id, execute.id, 'tr2', { owner: 'A', status: 'executing', attempt: m.attempt, reason: 'the lease of A ran out while it was cut off from the database, with the task executing: A renewed its claim (the same attempt) and goes on with it; its execute run goes on (or resumes from its last finished stage)' }],
+        ].sort((x, y) => String(x[0]).localeCompare(String(y[0]))),
+      );
       // Its fence holds: the review's result is A's to apply under the same attempt.
       expect(await store.tasks.advance(a, 'reviewing', 'exec_review')).toBe(true);
       // Another daemon expiring at the same time finds nothing due.
       expect(await store.tasks.expireClaims({ owner: 'B', leaseMs: MINUTE })).toEqual([]);
       expect(await store.tasks.get(midExecute.id)).toMatchObject({ claimedBy: 'A', attempt: m.attempt });
+      // A lease not yet run out is not renewed by the expiry, nor said to be.
+      expect(await store.tasks.expireClaims({ owner: 'A', leaseMs: MINUTE })).toEqual([]);
+      expect((await store.events.list({ projectId: p.id, type: 'task.renewed' })).events).toHaveLength(2);
     });
 
     it('a stopping daemon releases the tasks it holds with no run in flight; it renews them if it comes back first', async () => {

@@ -16,13 +16,13 @@ import { oneLine } from '../../lib/visible.js';
 import { autoApprovalSentence, type AutoApprovalChange } from '../../core/autoApproval.js';
 import { closeInheritedDescriptors } from '../../lib/inheritedDescriptors.js';
 
-const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conflict', 'merge.check', 'merge.locked', 'run.started', 'run.adopted', 'run.resumed', 'task.taken_over', 'task.released', 'project.settings_files', 'project.runs_elsewhere', 'project.config']);
+const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conflict', 'merge.check', 'merge.locked', 'run.started', 'run.adopted', 'run.resumed', 'task.taken_over', 'task.released', 'task.renewed', 'project.settings_files', 'project.runs_elsewhere', 'project.config']);
 
 /**
  * What the terminal says of an event: a task's status change, a merge conflict, the start of the run
  * that resolves it (the demo's conflict used to show only as merging → done), a run taken over or resumed
- * after a crash (recovery said nothing), a task released by a stopping daemon or taken over at its stage from
- * another daemon (store/ops/claim.ts), a merge that changed
+ * after a crash (recovery said nothing), a task released by a stopping daemon, taken over at its stage from
+ * another daemon or renewed by its own daemon back from being cut off (store/ops/claim.ts), a merge that changed
  * what steers later runs (hooks, checks, the knowledge briefs quote), which runs from then on, and a change of the
  * settings that run code or let work through without a person (an approval without one says so). Null for
  * anything else. Titles, branches, file names, authors and subjects come from people, agents and
@@ -46,6 +46,7 @@ function eventText(e: Pick<MaestroEvent, 'type' | 'payload'>): string | null {
   if (e.type === 'run.started' && e.payload.kind === 'merge_check') return 'merge check started';
   if (e.type === 'run.adopted') return `${String(e.payload.kind)} run taken over: its worker (pid ${String(e.payload.pid)}) ran on while no daemon did`;
   if (e.type === 'task.taken_over') return `taken over at ${String(e.payload.status)} by ${String(e.payload.owner)} from ${String(e.payload.previousOwner)}, whose lease ended: it goes on from the work ${String(e.payload.previousOwner)} pushed`;
+  if (e.type === 'task.renewed') return `lease renewed at ${String(e.payload.status)} by ${String(e.payload.owner)}, which was cut off from the database for longer than its lease: it goes on with the task, nothing taken over`;
   if (e.type === 'task.released') return `released at ${String(e.payload.status)} by ${String(e.payload.owner)}, which stopped: another daemon goes on with it now`;
   if (e.type === 'run.resumed') return `run resumed on a new worker: the last one died (restart ${String(e.payload.restart)})`;
   if (e.type === 'project.settings_files' && e.payload.remote === true) {

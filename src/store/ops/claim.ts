@@ -7,7 +7,8 @@
  *   expire:    in flight with a lease past due        →  ready, claim cleared; or, for a task
  *              whose finished stage another daemon can go on from (TAKEN_OVER_AT_STAGE), taken
  *              over where it stands: new owner, attempt + 1, lease; or, when the expiring daemon
- *              is the owner itself (cut off from the database for a lease), renewed: same attempt
+ *              is the owner itself (cut off from the database for a lease), renewed: same attempt,
+ *              a task.renewed event
  *   release:   a stopping daemon ends the leases of its tasks with no run in flight, so that
  *              another daemon's expire takes them now rather than a lease later
  *   complete:  a fenced transition by (owner, attempt) with a live lease
@@ -138,8 +139,8 @@ export interface TakeOver {
  * status event, and ends the runs it had (their daemon is gone or cut off).
  * With `takeOver`, a task in TAKEN_OVER_AT_STAGE is claimed by that daemon
  * where it stands instead (attempt + 1: the old claimer is fenced out), with a
- * `task.taken_over` event; and a task that daemon holds itself is renewed, not
- * expired: its lease ran out while it was cut off from the database (a tick
+ * `task.taken_over` event; and a task that daemon holds itself is renewed (a
+ * `task.renewed` event), not expired: its lease ran out while it was cut off from the database (a tick
  * stuck in a query for longer than a lease), and taking its own task over paid
  * for a second review of work under way. Its run goes on (or, its worker gone,
  * resumes from its last finished stage, as after a restart: the orchestrator's
@@ -148,14 +149,14 @@ export interface TakeOver {
  * daemons expiring at once take each task back (or over) once.
  */
 export async function expireClaims(q: Queryable, opts: { now: number; takeOver?: TakeOver }): Promise<string[]> {
-  const due = await q.all<{ id: string; status: TaskStatus; project_id: string; claimed_by: string | null }>(
-    `SELECT id, status, project_id, claimed_by FROM tasks WHERE ${expired(q)} ORDER BY id`,
+  const due = await q.all<{ id: string; status: TaskStatus; project_id: string; claimed_by: string | null; attempt: number }>(
+    `SELECT id, status, project_id, claimed_by, attempt FROM tasks WHERE ${expired(q)} ORDER BY id`,
     [opts.now],
   );
   const taken: string[] = [];
   for (const t of due) {
     if (opts.takeOver && t.claimed_by === opts.takeOver.owner) {
-      await q.run(`UPDATE tasks SET lease_expires_at = ${dbNow(q, '$1')} + $2 WHERE ${expired(q)} AND id = $3 AND status = $4 AND claimed_by = $5`, [opts.now, opts.takeOver.leaseMs, t.id, t.status, t.claimed_by]);
+      await renewOwnExpired(q, { ...t, claimed_by: t.claimed_by }, opts.takeOver.leaseMs, opts.now);
       continue;
     }
     const over = opts.takeOver && t.claimed_by !== null && TAKEN_OVER_AT_STAGE.includes(t.status) ? await takeOverAtStage(q, { ...t, claimed_by: t.claimed_by }, opts.takeOver, opts.now) : null;
@@ -173,6 +174,22 @@ export async function expireClaims(q: Queryable, opts: { now: number; takeOver?:
     await q.run(`UPDATE runs SET status = 'failed', ended_at = $1, error = 'its daemon lost the lease on the task' WHERE task_id = $2 AND status = 'running'`, [opts.now, t.id]);
   }
   return taken;
+}
+
+/**
+ * The expiring daemon's own expired claim renewed (same attempt), with a `task.renewed` event: said, because the
+ * daemon was cut off from the database for longer than a lease, and a person who saw the lease run out (task show's
+ * "Its lease on the task has ended") sees why nobody took the task over. The event carries the running run's trace,
+ * so the board's trace of that run shows it.
+ */
+async function renewOwnExpired(q: Queryable, t: { id: string; status: TaskStatus; project_id: string; claimed_by: string; attempt: number }, leaseMs: number, now: number): Promise<void> {
+  const changed = await q.run(`UPDATE tasks SET lease_expires_at = ${dbNow(q, '$1')} + $2 WHERE ${expired(q)} AND id = $3 AND status = $4 AND claimed_by = $5`, [now, leaseMs, t.id, t.status, t.claimed_by]);
+  if (changed !== 1) return;
+  const run = await q.one<{ id: string; trace_id: string | null; kind: string }>(`SELECT id, trace_id, kind FROM runs WHERE task_id = $1 AND status = 'running' ORDER BY started_at DESC, id DESC LIMIT 1`, [t.id]);
+  const goesOn = run ? `; its ${run.kind} run goes on (or resumes from its last finished stage)` : '';
+  const reason = `the lease of ${t.claimed_by} ran out while it was cut off from the database, with the task ${t.status}: ${t.claimed_by} renewed its claim (the same attempt) and goes on with it${goesOn}`;
+  const payload = { owner: t.claimed_by, status: t.status, attempt: Number(t.attempt), reason };
+  await appendEvent(q, { projectId: t.project_id, taskId: t.id, runId: run?.id ?? null, traceId: run?.trace_id ?? null, type: 'task.renewed', payload }, now);
 }
 
 /** One expired task claimed by `by.owner` in its status (compare-and-set on the status and the old owner), with its event. Whether it was. */

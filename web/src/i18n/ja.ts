@@ -74,7 +74,7 @@ export const ja: Dictionary = {
     staleNote: '応答なし: リース3回分ハートビートがありません(強制終了されたか、データベースに接続できません)。そのタスクはリース終了時に ready に戻ります。',
   },
   score: {
-    title: '直近の取得: スコア', none: 'スケジューラーはまだこのタスクを取得していません。', total: 'スコア {{score}}、{{at}} に {{owner}} が取得', takenOver: '{{at}} に {{owner}} が {{from}} から引き継ぎました（{{status}} の時点で {{from}} のリースが切れたため）。順位付けはしておらず、スコアは {{from}} が取得したときのもの（{{score}}）です。', beat_one: '他の準備完了タスク {{count}} 件に勝ちました。', beat_other: '他の準備完了タスク {{count}} 件に勝ちました。',
+    title: '直近の取得: スコア', none: 'スケジューラーはまだこのタスクを取得していません。', total: 'スコア {{score}}、{{at}} に {{owner}} が取得', takenOver: '{{at}} に {{owner}} が {{from}} から引き継ぎました（{{status}} の時点でそのリースが切れたため）。順位付けはしておらず、スコアは {{from}} が取得したときのもの（{{score}}）です。', beat_one: '他の準備完了タスク {{count}} 件に勝ちました。', beat_other: '他の準備完了タスク {{count}} 件に勝ちました。',
     rankU: 'ランク（緊急度）', chainInertia: 'チェーン慣性', agingBonus: '待機ボーナス', couplingPenalty: '結合ペナルティ',
   },
   brief: { title: '依頼内容', showAll_one: 'すべて表示（{{count}} 行）', showAll_other: 'すべて表示（{{count}} 行）', showLess: '折りたたむ', feedback: 'バージョン {{version}} へのフィードバック' },
@@ -172,5 +172,5 @@ export const ja: Dictionary = {
     BAD_INPUT: 'リクエストは拒否されました', ILLEGAL_TRANSITION: 'タスクの今の状態ではできません', WRONG_GATE: 'タスクは別のゲートで待っています', UNKNOWN_TASK: 'タスクがありません', UNKNOWN_PROJECT: 'プロジェクトがありません',
     NOT_FOUND: '見つかりません', NO_DIFF: '表示する変更がありません', STALE_REVIEW: '今は別のコミットがゲートで待っています', UNAUTHORIZED: '認可されていません', NETWORK: 'デーモンが応答しませんでした', TASK_BUSY: 'タスクは処理中です', INTERNAL: 'デーモンでエラーが起きました',
   },
-  eventType: { 'task.created': '作成', 'task.edited': '編集', 'task.status': '状態', 'task.inject': '指示', 'run.started': '実行開始', 'run.finished': '実行終了', 'run.phase': 'フェーズ', 'run.clarify': '質問', 'run.resumed': '再開', 'run.adopted': '引き継ぎ', 'task.taken_over': '段階ごと引き継ぎ', 'task.released': '解放', 'run.waiting': '待機中', 'run.refused': '拒否', 'merge.conflict': 'マージの衝突', 'merge.check': 'マージ結果を先に検査', 'merge.locked': 'マージはロック待ち', 'git.push_failed': 'プッシュ失敗', 'project.config': '設定', 'project.created': '登録', 'project.settings_files': '後の実行が使うものを変更', 'project.runs_elsewhere': 'Maestro の外で動くものを変更' },
+  eventType: { 'task.created': '作成', 'task.edited': '編集', 'task.status': '状態', 'task.inject': '指示', 'run.started': '実行開始', 'run.finished': '実行終了', 'run.phase': 'フェーズ', 'run.clarify': '質問', 'run.resumed': '再開', 'run.adopted': '引き継ぎ', 'task.taken_over': '段階ごと引き継ぎ', 'task.released': '解放', 'task.renewed': 'リース更新', 'run.waiting': '待機中', 'run.refused': '拒否', 'merge.conflict': 'マージの衝突', 'merge.check': 'マージ結果を先に検査', 'merge.locked': 'マージはロック待ち', 'git.push_failed': 'プッシュ失敗', 'project.config': '設定', 'project.created': '登録', 'project.settings_files': '後の実行が使うものを変更', 'project.runs_elsewhere': 'Maestro の外で動くものを変更' },
 };

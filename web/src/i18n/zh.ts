@@ -74,7 +74,7 @@ export const zh: Dictionary = {
     staleNote: '失联：三个租期内没有心跳(被强行终止,或无法连接数据库);其任务在租期结束后回到就绪。',
   },
   score: {
-    title: '最近一次认领：得分', none: '调度器尚未认领此任务。', total: '得分 {{score}}，由 {{owner}} 于 {{at}} 认领', takenOver: '由 {{owner}} 于 {{at}} 从 {{from}} 接管（{{from}} 对它的租约在 {{status}} 时到期）：未做排名，得分是 {{from}} 认领时的得分（{{score}}）。', beat_one: '它胜过了 {{count}} 个其他就绪任务。', beat_other: '它胜过了 {{count}} 个其他就绪任务。',
+    title: '最近一次认领：得分', none: '调度器尚未认领此任务。', total: '得分 {{score}}，由 {{owner}} 于 {{at}} 认领', takenOver: '由 {{owner}} 于 {{at}} 从 {{from}} 接管（其租约在 {{status}} 时到期）：未做排名，得分是 {{from}} 认领时的得分（{{score}}）。', beat_one: '它胜过了 {{count}} 个其他就绪任务。', beat_other: '它胜过了 {{count}} 个其他就绪任务。',
     rankU: '排名（紧急度）', chainInertia: '链惯性', agingBonus: '等待加分', couplingPenalty: '耦合惩罚',
   },
   brief: { title: '任务要求', showAll_one: '显示全部（{{count}} 行）', showAll_other: '显示全部（{{count}} 行）', showLess: '收起', feedback: '版本 {{version}} 的反馈' },
@@ -172,5 +172,5 @@ export const zh: Dictionary = {
     BAD_INPUT: '请求被拒绝', ILLEGAL_TRANSITION: '任务当前状态下无法执行', WRONG_GATE: '任务在另一个关卡等待', UNKNOWN_TASK: '任务不存在', UNKNOWN_PROJECT: '项目不存在',
     NOT_FOUND: '未找到', NO_DIFF: '没有可显示的改动', STALE_REVIEW: '现在在关卡等待的是另一个提交', UNAUTHORIZED: '未授权', NETWORK: '守护进程没有响应', TASK_BUSY: '任务正忙', INTERNAL: '守护进程出错',
   },
-  eventType: { 'task.created': '已创建', 'task.edited': '已编辑', 'task.status': '状态', 'task.inject': '指令', 'run.started': '运行开始', 'run.finished': '运行结束', 'run.phase': '阶段', 'run.clarify': '提问', 'run.resumed': '已恢复', 'run.adopted': '已接管', 'task.taken_over': '按阶段接管', 'task.released': '已释放', 'run.waiting': '等待中', 'run.refused': '已拒绝', 'merge.conflict': '合并冲突', 'merge.check': '先检查合并结果', 'merge.locked': '合并等待锁释放', 'git.push_failed': '推送失败', 'project.config': '配置', 'project.created': '已注册', 'project.settings_files': '更改了后续运行所用的内容', 'project.runs_elsewhere': '更改了在 Maestro 之外运行的内容' },
+  eventType: { 'task.created': '已创建', 'task.edited': '已编辑', 'task.status': '状态', 'task.inject': '指令', 'run.started': '运行开始', 'run.finished': '运行结束', 'run.phase': '阶段', 'run.clarify': '提问', 'run.resumed': '已恢复', 'run.adopted': '已接管', 'task.taken_over': '按阶段接管', 'task.released': '已释放', 'task.renewed': '租约已续期', 'run.waiting': '等待中', 'run.refused': '已拒绝', 'merge.conflict': '合并冲突', 'merge.check': '先检查合并结果', 'merge.locked': '合并等待锁释放', 'git.push_failed': '推送失败', 'project.config': '配置', 'project.created': '已注册', 'project.settings_files': '更改了后续运行所用的内容', 'project.runs_elsewhere': '更改了在 Maestro 之外运行的内容' },
 };
