@@ -193,11 +193,11 @@ export class Orchestrator {
   }
 
   async tick(): Promise<void> {
-    // Before expireClaims: a daemon back from a pause (a laptop asleep) renews its own leases before it could take
-    // its own tasks back. Not on every tick (a tick per task event, on every daemon): only once the timer's is old.
+    // Before expireClaims: a daemon back from a pause (a laptop asleep) renews its own leases before it could take its own tasks back. Not on every tick (a tick per task event, on every daemon): only once the timer's is old.
     if (this.store.clock() - this.aliveAt >= this.keepAliveMs) await this.keepAlive();
-    // Each expired task goes back to ready (or is taken over at reviewing) with its event in one transaction; before reconcile, so a taken-over task starts first.
-    const expired = await this.store.tasks.expireClaims({ owner: this.owner, leaseMs: this.config.leaseMs });
+    // Expired tasks back to ready or taken over, each with its event, before reconcile (a taken-over task starts first); with no slot free, a takeover is left to a daemon with one (TakeOver.busy).
+    const busy = this.freeAfterTick <= 0 || this.slotsTaken >= this.config.maxConcurrentRuns - this.config.reservedConflictSlots;
+    const expired = await this.store.tasks.expireClaims({ owner: this.owner, leaseMs: this.config.leaseMs, busy });
     if (expired.length) this.opts.log?.info({ tasks: expired }, 'took back (or over) tasks whose claimer stopped renewing its lease');
     const { inFlight, waiting, starts } = await this.reconcile();
     if (!this.stopping) {

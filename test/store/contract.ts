@@ -8,6 +8,7 @@ import type { DBAdapter } from '../../src/store/db.js';
 import { LATEST_SCHEMA_VERSION } from '../../src/store/migrations/index.js';
 import { migrate } from '../../src/store/migrate.js';
 import { createStore, type Store } from '../../src/store/store.js';
+import { beatDaemon, registerDaemon } from '../../src/store/ops/daemons.js';
 import { removeTempDirs } from '../helpers/db.js';
 
 const MINUTE = 60_000;
@@ -310,6 +311,57 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       now += MINUTE + 1;
       expect(await store.tasks.expireClaims()).toEqual([alone.id]);
       expect(await store.tasks.get(alone.id)).toMatchObject({ status: 'ready', claimedBy: null });
+    });
+
+    it('a taker with no slot free leaves a takeover for a lease to a live daemon with one; takes it when none has, or after that lease', async () => {
+      const p = await project();
+      const settings = (maxConcurrentRuns: number) => ({ version: '0.1.0', node: 'v20', leaseMs: MINUTE, tickMs: 100, maxConcurrentRuns, maxConcurrentRunsPerProject: 4, reservedConflictSlots: 0, warmWorkers: 0, agentSandbox: 'off' as const });
+      const join = (name: string, slots: number) => registerDaemon(store.db, { name, host: 'h', pid: 1, home: `/home/${name}`, now, staleMs: 3 * MINUTE, settings: settings(slots) });
+      /** Live daemons beat and renew what they hold (A does not: it is the one gone). */
+      const alive = async (...names: string[]) => {
+        for (const name of names) {
+          await beatDaemon(store.db, name, now);
+          await store.tasks.renewOwnedLeases(name, MINUTE);
+        }
+      };
+      /** A task at reviewing claimed by A, whose lease ended a moment ago. */
+      const atReview = async (title: string) => {
+        const t = await store.tasks.create({ projectId: p.id, title });
+        const f = { id: t.id, owner: 'A', attempt: (await store.tasks.claim(t.id, 'A', MINUTE)).attempt };
+        expect(await store.tasks.advance(f, 'queued', 'executing')).toBe(true);
+        expect(await store.tasks.advance(f, 'executing', 'reviewing', { result: { kind: 'execute', commitSha: 'c0ffee' } })).toBe(true);
+        return t;
+      };
+      const first = await atReview('Left to C');
+      // C has one slot and nothing running: room. B is busy.
+      await join('B', 1);
+      await join('C', 1);
+      now += MINUTE + 1;
+      await alive('B', 'C');
+      expect(await store.tasks.expireClaims({ owner: 'B', leaseMs: MINUTE, busy: true })).toEqual([]);
+      expect(await store.tasks.get(first.id)).toMatchObject({ status: 'reviewing', claimedBy: 'A' });
+      // C's own expiry takes it over, and C now holds one task waiting for its one slot: no room left there.
+      expect(await store.tasks.expireClaims({ owner: 'C', leaseMs: MINUTE })).toEqual([first.id]);
+      expect(await store.tasks.get(first.id)).toMatchObject({ status: 'reviewing', claimedBy: 'C' });
+      const second = await atReview('No room elsewhere');
+      now += MINUTE + 1;
+      await alive('B', 'C');
+      expect(await store.tasks.expireClaims({ owner: 'B', leaseMs: MINUTE, busy: true })).toEqual([second.id]);
+      expect(await store.tasks.get(second.id)).toMatchObject({ claimedBy: 'B' });
+      // A daemon with room that does not take it (gone quiet since, or unable to): after a lease the busy one does.
+      const third = await atReview('Left, then taken');
+      await join('D', 2);
+      now += MINUTE + 1;
+      await alive('B', 'C', 'D');
+      expect(await store.tasks.expireClaims({ owner: 'B', leaseMs: MINUTE, busy: true })).toEqual([]);
+      now += MINUTE;
+      await alive('B', 'C', 'D');
+      expect(await store.tasks.expireClaims({ owner: 'B', leaseMs: MINUTE, busy: true })).toEqual([third.id]);
+      // A taker with room takes at once, as before.
+      const fourth = await atReview('Taken at once');
+      now += MINUTE + 1;
+      await alive('B', 'C', 'D');
+      expect(await store.tasks.expireClaims({ owner: 'B', leaseMs: MINUTE })).toEqual([fourth.id]);
     });
 
     it("a daemon's own expired claims are renewed by its expiry, not taken over or sent to ready: same attempt, its runs go on", async () => {

@@ -6,7 +6,8 @@
  *   heartbeat: extends the lease while (owner, attempt) still hold it
  *   expire:    in flight with a lease past due        →  ready, claim cleared; or, for a task
  *              whose finished stage another daemon can go on from (TAKEN_OVER_AT_STAGE), taken
- *              over where it stands: new owner, attempt + 1, lease; or, when the expiring daemon
+ *              over where it stands: new owner, attempt + 1, lease (a taker with no slot free
+ *              leaves it for a lease to a live daemon with one); or, when the expiring daemon
  *              is the owner itself (cut off from the database for a lease), renewed: same attempt,
  *              a task.renewed event
  *   release:   a stopping daemon ends the leases of its tasks with no run in flight, so that
@@ -34,6 +35,7 @@ import { listDecisions, recordDecision, type Competitor } from './decisions.js';
 import type { ScoreBreakdown } from '../../core/scoring.js';
 import { fieldSets, type TransitionFields } from './transitionTask.js';
 import { dbNow } from './dbClock.js';
+import { daemonsWithRoom } from './daemonRoom.js';
 
 export interface ClaimResult {
   won: boolean;
@@ -132,6 +134,13 @@ const expired = (q: Queryable) => `status IN (${inList(REQUEUEABLE_STATUSES)}) A
 export interface TakeOver {
   owner: string;
   leaseMs: number;
+  /**
+   * The taker has no run slot free: for a lease after a task's lease ended, it leaves the takeover to another live
+   * daemon the registry shows with room (ops/daemonRoom.ts), which starts the task at once, where the busy one would
+   * make it wait. With none, or once that lease passed (the other did not take it), it takes the task itself: a
+   * task is never left with nobody to take it.
+   */
+  busy?: boolean;
 }
 
 /**
@@ -149,15 +158,21 @@ export interface TakeOver {
  * daemons expiring at once take each task back (or over) once.
  */
 export async function expireClaims(q: Queryable, opts: { now: number; takeOver?: TakeOver }): Promise<string[]> {
-  const due = await q.all<{ id: string; status: TaskStatus; project_id: string; claimed_by: string | null; attempt: number }>(
-    `SELECT id, status, project_id, claimed_by, attempt FROM tasks WHERE ${expired(q)} ORDER BY id`,
+  const due = await q.all<{ id: string; status: TaskStatus; project_id: string; claimed_by: string | null; attempt: number; overdue_ms: number }>(
+    `SELECT id, status, project_id, claimed_by, attempt, ${dbNow(q, '$1')} - lease_expires_at AS overdue_ms FROM tasks WHERE ${expired(q)} ORDER BY id`,
     [opts.now],
   );
   const taken: string[] = [];
+  let roomElsewhere: Promise<string[]> | undefined;
   for (const t of due) {
     if (opts.takeOver && t.claimed_by === opts.takeOver.owner) {
       await renewOwnExpired(q, { ...t, claimed_by: t.claimed_by }, opts.takeOver.leaseMs, opts.now);
       continue;
+    }
+    if (opts.takeOver?.busy && t.claimed_by !== null && TAKEN_OVER_AT_STAGE.includes(t.status) && Number(t.overdue_ms) < opts.takeOver.leaseMs) {
+      // Asked once per expiry, and only when there is such a task: a live daemon is heard a quarter of a lease apart.
+      roomElsewhere ??= daemonsWithRoom(q, { me: opts.takeOver.owner, now: opts.now, withinMs: Math.floor(opts.takeOver.leaseMs / 2) });
+      if ((await roomElsewhere).some((name) => name !== t.claimed_by)) continue;
     }
     const over = opts.takeOver && t.claimed_by !== null && TAKEN_OVER_AT_STAGE.includes(t.status) ? await takeOverAtStage(q, { ...t, claimed_by: t.claimed_by }, opts.takeOver, opts.now) : null;
     if (over === null) {

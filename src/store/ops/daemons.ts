@@ -125,7 +125,7 @@ export async function daemonsNamed(db: Queryable, names: readonly string[]): Pro
 }
 
 /** The settings column checked against the schema: a row written by another version, or by hand, may not fit. */
-function readSettings(text: string | null): { settings: DaemonSettings | null; unreadable: string | null } {
+export function readSettings(text: string | null): { settings: DaemonSettings | null; unreadable: string | null } {
   if (text === null) return { settings: null, unreadable: null };
   let value: unknown;
   try {
