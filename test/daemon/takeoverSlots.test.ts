@@ -7,7 +7,8 @@
  *
  * Daemon a (one run at a time) executes the task and is stopped: it releases the task at review. Daemon b, started on
  * the same home under another name (so the commit is in its clone, as on a shared remote), finds the released task
- * and a ready one, with one slot.
+ * and a ready one, with one slot. On one PostgreSQL, a daemon with no slot free takes a task over only when no other
+ * live daemon has one (else the task would wait there while another sat idle).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,6 +21,10 @@ import { until } from '../helpers/wait.js';
 import { budget } from '../helpers/budget.js';
 import { cli, cleanEnv } from '../cli/helpers.js';
 import { PG_MISSING } from '../helpers/postgres.js';
+import { hostname } from 'node:os';
+import { resolveConfig } from '../../src/config/config.js';
+import { settingsOf } from '../../src/daemon/daemonSettings.js';
+import { beatDaemon, registerDaemon } from '../../src/store/ops/daemons.js';
 
 if (!pgAvailable()) process.stderr.write(PG_MISSING);
 
@@ -98,5 +103,47 @@ describe('a task taken over with one slot free', () => {
     const taken = await b.store.tasks.get(task.id);
     expect(await waitingForRun(b.store, undefined, taken, await b.store.runs.list({ taskId: task.id }))).toMatchObject({ daemon: 'b', limit: 1, running: [{ taskId: busy.id, kind: 'execute' }] });
     expect((await b.store.runs.list({ taskId: task.id })).map((x) => [x.kind, x.owner])).toEqual([['execute', 'a']]);
+  });
+
+  // Three daemons on one PostgreSQL: b busy, c with a slot free. c's registry row is written as its start writes it
+  // (same name, host and home) before c starts: b's tick is then asked first, by the test, and must leave the task.
+  it.skipIf(!pgAvailable())('a busy daemon leaves the takeover to one with a slot free, which runs the review at once', { timeout: budget(240_000) }, async () => {
+    const { url, db } = await freshPostgres();
+    await db.close();
+    const root = tempDir('maestro-takeover-');
+    const remote = sharedRemote(root);
+    const script = join(tempDir('maestro-script-'), 'script.yaml');
+    writeFileSync(script, 'steps:\n  - match: { role: execute, title: Busy }\n    actions:\n      - hang: true\n  - match: { role: execute }\n    actions:\n      - wait: 3000\n      - write: { path: "a.txt", content: "a\\n" }\n  - match: { role: review }\n    actions:\n      - verdict: { verdict: approve, findings: [] }\n');
+    const one = { database: url, tickMs: 100, maxConcurrentRuns: 1, reservedConflictSlots: 0 };
+    const a = await startTestDaemon({ ...one, name: 'a' });
+    daemons.push(a);
+    const project = await a.store.projects.create({ name: 'p', repoPath: remote, config: { remote, provider: { kind: 'scripted', script }, autoApproveAfterMs: 0 } });
+    const task = await a.store.tasks.create({ projectId: project.id, title: 'Taken over', complexity: 'easy', ownedFiles: ['a.txt'] });
+    a.orchestrator.kick();
+    await until(a.bus, async () => (await a.store.events.list({ taskId: task.id, type: 'run.phase' })).events.some((e) => e.payload.stage === 'agent' && e.payload.state === 'start'), "a's execute in its agent stage", budget(120_000));
+    const b = await startTestDaemon({ ...one, name: 'b' });
+    daemons.push(b);
+    const busy = await b.store.tasks.create({ projectId: project.id, title: 'Busy', complexity: 'easy', ownedFiles: ['b.txt'] });
+    b.orchestrator.kick();
+    await until(b.bus, async () => (await b.store.runs.list({ taskId: busy.id, status: 'running' })).some((r) => r.owner === 'b') || null, "b's execute of the busy task", budget(120_000));
+    const cHome = tempDir('maestro-home-');
+    const cConfig = { ...resolveConfig({ home: cHome, port: 0 }, {}), ...one, name: 'c' };
+    await registerDaemon(b.store.db, { name: 'c', host: hostname(), pid: process.pid, home: cHome, now: b.store.clock(), staleMs: 3 * cConfig.leaseMs, settings: settingsOf(cConfig) });
+    daemons.splice(daemons.indexOf(a), 1);
+    await a.stop({ graceMs: 60_000 });
+    expect(await b.store.tasks.get(task.id)).toMatchObject({ status: 'reviewing', claimedBy: 'a' });
+
+    // b has no slot free and the registry shows c with one (heard from a moment ago): b leaves the task, however often it ticks.
+    await beatDaemon(b.store.db, 'c', b.store.clock());
+    await b.orchestrator.tick();
+    expect(await b.store.tasks.get(task.id)).toMatchObject({ status: 'reviewing', claimedBy: 'a' });
+    const c = await startTestDaemon({ home: cHome, ...one, name: 'c' });
+    daemons.push(c);
+    c.orchestrator.kick();
+    await taskDone(c, task.id, budget(120_000));
+    expect((await c.store.events.list({ taskId: task.id, type: 'task.taken_over' })).events.map((e) => e.payload.owner)).toEqual(['c']);
+    expect((await c.store.runs.list({ taskId: task.id })).map((x) => [x.kind, x.owner])).toEqual([['execute', 'a'], ['review', 'c']]);
+    // b's own work goes on where it was.
+    expect((await b.store.runs.list({ taskId: busy.id, status: 'running' })).map((r) => r.owner)).toEqual(['b']);
   });
 });
