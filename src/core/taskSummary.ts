@@ -7,8 +7,20 @@ import type { Task } from './types.js';
 
 export const TASK_SUMMARY_FIELDS = ['id', 'projectId', 'parentId', 'title', 'status', 'priority', 'complexity', 'version', 'deps', 'createdAt', 'updatedAt'] as const;
 
-export type TaskSummary = Pick<Task, (typeof TASK_SUMMARY_FIELDS)[number]>;
+/**
+ * A merge check at work on a task in merging (daemon/mergeQueue.ts), as its card says it: which round of at most how
+ * many (null when its opening event is not found). The task detail's `mergeCheck` says more (the check, the daemon).
+ */
+export interface CardMergeCheck {
+  round: number | null;
+  maxRounds: number | null;
+}
 
-export function summarizeTask(t: Task): TaskSummary {
-  return { id: t.id, projectId: t.projectId, parentId: t.parentId, title: t.title, status: t.status, priority: t.priority, complexity: t.complexity, version: t.version, deps: t.deps, createdAt: t.createdAt, updatedAt: t.updatedAt };
+export interface TaskSummary extends Pick<Task, (typeof TASK_SUMMARY_FIELDS)[number]> {
+  /** Set while the task is in merging and its merge check runs; null (or absent, for a row read before) otherwise. */
+  mergeCheck?: CardMergeCheck | null | undefined;
+}
+
+export function summarizeTask(t: Task, mergeCheck: CardMergeCheck | null = null): TaskSummary {
+  return { id: t.id, projectId: t.projectId, parentId: t.parentId, title: t.title, status: t.status, priority: t.priority, complexity: t.complexity, version: t.version, deps: t.deps, createdAt: t.createdAt, updatedAt: t.updatedAt, mergeCheck };
 }

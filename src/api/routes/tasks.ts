@@ -29,7 +29,7 @@ import { movedFrom, resolveCommit, versionChain, versionRefs } from './reviewDat
 import { idParam, taskListQuery } from './schemas.js';
 import { waitingForRun } from './waitingForRun.js';
 import { knowledgeElsewhere } from './knowledgeElsewhere.js';
-import { mergeCheckNow } from './mergeCheckNow.js';
+import { mergeCheckNow, mergeChecksOf } from './mergeCheckNow.js';
 import { cancelResponse, rejectResponse, runMessageResponse, taskDetailResponse, taskListResponse, taskResponse, type HealthResponse, type TaskDetail } from '../wire/responses.js';
 
 /** Who acted: one line (whoSchema, shared with the project routes). */
@@ -309,5 +309,7 @@ async function listPage(store: Store, query: z.output<typeof taskListQuery>) {
     const needle = query.q.toLowerCase();
     tasks = tasks.filter((t) => t.title.toLowerCase().includes(needle));
   }
-  return { tasks: query.view === 'board' ? tasks.map(summarizeTask) : tasks, total: query.q ? null : matched, nextOffset };
+  if (query.view !== 'board') return { tasks, total: query.q ? null : matched, nextOffset };
+  const checks = await mergeChecksOf(store, tasks);
+  return { tasks: tasks.map((t) => summarizeTask(t, checks.get(t.id) ?? null)), total: query.q ? null : matched, nextOffset };
 }

@@ -66,7 +66,13 @@ export const taskSchema = z.strictObject({
 });
 
 /** The slim row of `GET /api/tasks?view=board` (src/core/taskSummary.ts picks the same fields). */
-export const taskSummarySchema = taskSchema.pick({ id: true, projectId: true, parentId: true, title: true, status: true, priority: true, complexity: true, version: true, deps: true, createdAt: true, updatedAt: true });
+export const taskSummarySchema = taskSchema.pick({ id: true, projectId: true, parentId: true, title: true, status: true, priority: true, complexity: true, version: true, deps: true, createdAt: true, updatedAt: true }).extend({
+  mergeCheck: z
+    .strictObject({ round: z.number().int().nullable(), maxRounds: z.number().int().nullable() })
+    .nullable()
+    .optional()
+    .describe('while the task is in merging and its merge check runs (the checks on its merge with main): which round of at most how many; else null'),
+});
 
 export const runSchema = z.strictObject({
   id: z.string(),

@@ -16,7 +16,7 @@
 import { useMemo, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { fitPlaceholder } from './fit.js';
-import type { TaskStatus, TaskSummary } from '../api/types.js';
+import type { CardMergeCheck, TaskStatus, TaskSummary } from '../api/types.js';
 import { TASK_STATUSES } from '../api/types.js';
 import { Card } from './BoardCard.js';
 import { useFamilyLines, type FamilyLines } from './family.js';
@@ -49,7 +49,12 @@ function moveFocus(e: KeyboardEvent<HTMLElement>): void {
   }
 }
 
-type Labels = { status: Record<TaskStatus, string>; complexity: Record<string, string> };
+type Labels = { status: Record<TaskStatus, string>; complexity: Record<string, string>; checkingMerge(check: CardMergeCheck): string };
+
+/** What a card says of its status: a task in merging whose merge check runs says so, with its round (the detail says more). */
+function statusLabelOf(task: TaskSummary, labels: Labels): string {
+  return task.status === 'merging' && task.mergeCheck ? labels.checkingMerge(task.mergeCheck) : labels.status[task.status];
+}
 
 /** One lane: its title and count, the statuses it holds, and its first LANE_PAGE cards until asked for all. */
 function Lane({ lane, counts, expanded, onExpand, labels, family, selectedId, onOpen }: {
@@ -71,7 +76,7 @@ function Lane({ lane, counts, expanded, onExpand, labels, family, selectedId, on
       </p>
       <ul className={styles.cards}>
         {shown.map((task) => (
-          <Card key={task.id} task={task} selected={task.id === selectedId} statusLabel={labels.status[task.status]} complexityLabel={labels.complexity[task.complexity] ?? task.complexity}
+          <Card key={task.id} task={task} selected={task.id === selectedId} statusLabel={statusLabelOf(task, labels)} complexityLabel={labels.complexity[task.complexity] ?? task.complexity}
             parent={family.get(task.id)?.parent} progress={family.get(task.id)?.progress} onOpen={onOpen} />
         ))}
       </ul>
@@ -91,6 +96,7 @@ export function Board({ tasks, selectedId, onOpen }: { tasks: TaskSummary[]; sel
     () => ({
       status: Object.fromEntries(TASK_STATUSES.map((s) => [s, t(`status.${s}`)])) as Record<TaskStatus, string>,
       complexity: { easy: t('complexity.easy'), medium: t('complexity.medium'), hard: t('complexity.hard') } as Record<string, string>,
+      checkingMerge: (c: CardMergeCheck) => (c.round !== null && c.maxRounds !== null ? t('board.checkingMergeRound', { round: c.round, maxRounds: c.maxRounds }) : t('board.checkingMerge')),
     }),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [t, i18n.language],

@@ -15,6 +15,7 @@ export const en = {
     total_one: '{{count}} task',
     total_other: '{{count}} tasks',
     showMore: 'Show {{count}} more',
+    checkingMerge: 'checking merge', checkingMergeRound: 'checking merge, round {{round}} of {{maxRounds}}',
     loadFailed: 'The tasks could not be loaded: {{message}}',
     newTask: 'New task',
     create: 'Create',

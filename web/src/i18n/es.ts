@@ -9,7 +9,7 @@ export const es: Dictionary = {
   lane: { backlog: 'Pendientes', planning: 'Planificación', working: 'En curso', done: 'Hechas', attention: 'Detenidas' },
   board: {
     label: 'Tablero de tareas', search: 'Buscar en los títulos', statusFilter: 'Filtrar por estado', allStatuses: 'Todos los estados', showSuperseded: 'Mostrar reemplazadas', total_one: '{{count}} tarea', total_other: '{{count}} tareas',
-    showMore: 'Mostrar {{count}} más', loadFailed: 'No se pudieron cargar las tareas: {{message}}', newTask: 'Nueva tarea', create: 'Crear', pickProject: 'Elige un proyecto a la izquierda.', archived: 'Este proyecto está archivado ({{when}}): conserva sus tareas y su historial y no recibe trabajo nuevo hasta que se restaure en Ajustes.',
+    checkingMerge: 'comprobando la fusión', checkingMergeRound: 'comprobando la fusión, ronda {{round}} de {{maxRounds}}', showMore: 'Mostrar {{count}} más', loadFailed: 'No se pudieron cargar las tareas: {{message}}', newTask: 'Nueva tarea', create: 'Crear', pickProject: 'Elige un proyecto a la izquierda.', archived: 'Este proyecto está archivado ({{when}}): conserva sus tareas y su historial y no recibe trabajo nuevo hasta que se restaure en Ajustes.',
     subtaskOf: 'subtarea de {{title}}', subtasksDone_one: '{{done}} de {{count}} subtarea terminada', subtasksDone_other: '{{done}} de {{count}} subtareas terminadas',
   },
   status: {

@@ -9,7 +9,7 @@ export const fr: Dictionary = {
   lane: { backlog: 'À faire', planning: 'Planification', working: 'En cours', done: 'Terminées', attention: 'Arrêtées' },
   board: {
     label: 'Tableau des tâches', search: 'Rechercher dans les titres', statusFilter: 'Filtrer par statut', allStatuses: 'Tous les statuts', showSuperseded: 'Afficher les remplacées', total_one: '{{count}} tâche', total_other: '{{count}} tâches',
-    showMore: 'Afficher {{count}} de plus', loadFailed: 'Impossible de charger les tâches : {{message}}', newTask: 'Nouvelle tâche', create: 'Créer', pickProject: 'Choisissez un projet à gauche.', archived: 'Ce projet est archivé ({{when}}) : il garde ses tâches et son historique et ne reçoit plus de travail tant qu’il n’est pas restauré dans Réglages.',
+    checkingMerge: 'vérification de la fusion', checkingMergeRound: 'vérification de la fusion, tour {{round}} sur {{maxRounds}}', showMore: 'Afficher {{count}} de plus', loadFailed: 'Impossible de charger les tâches : {{message}}', newTask: 'Nouvelle tâche', create: 'Créer', pickProject: 'Choisissez un projet à gauche.', archived: 'Ce projet est archivé ({{when}}) : il garde ses tâches et son historique et ne reçoit plus de travail tant qu’il n’est pas restauré dans Réglages.',
     subtaskOf: 'sous-tâche de {{title}}', subtasksDone_one: '{{done}} sur {{count}} sous-tâche terminée', subtasksDone_other: '{{done}} sur {{count}} sous-tâches terminées',
   },
   status: {

@@ -9,7 +9,7 @@ export const ja: Dictionary = {
   lane: { backlog: 'バックログ', planning: '計画', working: '進行中', done: '完了', attention: '停止' },
   board: {
     label: 'タスクボード', search: 'タイトルを検索', statusFilter: '状態で絞り込む', allStatuses: 'すべての状態', showSuperseded: '置き換え済みを表示', total_one: 'タスク {{count}} 件', total_other: 'タスク {{count}} 件',
-    showMore: 'さらに {{count}} 件表示', loadFailed: 'タスクを読み込めませんでした: {{message}}', newTask: '新しいタスク', create: '作成', pickProject: '左でプロジェクトを選んでください。', archived: 'このプロジェクトはアーカイブされています ({{when}})。タスクと履歴は残り、設定で復元するまで新しい作業は行われません。',
+    checkingMerge: 'マージを検査中', checkingMergeRound: 'マージを検査中（{{maxRounds}} 回中 {{round}} 回目）', showMore: 'さらに {{count}} 件表示', loadFailed: 'タスクを読み込めませんでした: {{message}}', newTask: '新しいタスク', create: '作成', pickProject: '左でプロジェクトを選んでください。', archived: 'このプロジェクトはアーカイブされています ({{when}})。タスクと履歴は残り、設定で復元するまで新しい作業は行われません。',
     subtaskOf: '親タスク: {{title}}', subtasksDone_one: 'サブタスク {{count}} 件中 {{done}} 件完了', subtasksDone_other: 'サブタスク {{count}} 件中 {{done}} 件完了',
   },
   status: {

@@ -9,7 +9,7 @@ export const zh: Dictionary = {
   lane: { backlog: '待办', planning: '规划', working: '进行中', done: '已完成', attention: '已停止' },
   board: {
     label: '任务看板', search: '搜索标题', statusFilter: '按状态筛选', allStatuses: '全部状态', showSuperseded: '显示已被取代的', total_one: '{{count}} 个任务', total_other: '{{count}} 个任务',
-    showMore: '再显示 {{count}} 个', loadFailed: '无法加载任务：{{message}}', newTask: '新建任务', create: '创建', pickProject: '请在左侧选择一个项目。', archived: '此项目已归档（{{when}}）：保留其任务和历史，在设置中恢复之前不接受新工作。',
+    checkingMerge: '正在检查合并', checkingMergeRound: '正在检查合并（第 {{round}} 轮，共 {{maxRounds}} 轮）', showMore: '再显示 {{count}} 个', loadFailed: '无法加载任务：{{message}}', newTask: '新建任务', create: '创建', pickProject: '请在左侧选择一个项目。', archived: '此项目已归档（{{when}}）：保留其任务和历史，在设置中恢复之前不接受新工作。',
     subtaskOf: '父任务：{{title}}', subtasksDone_one: '子任务已完成 {{done}}/{{count}}', subtasksDone_other: '子任务已完成 {{done}}/{{count}}',
   },
   status: {

@@ -10,7 +10,7 @@
  */
 import { create } from 'zustand';
 import { api, ApiError } from '../api/client.js';
-import { summarizeTask, type MaestroEvent, type Task, type TaskStatus, type TaskSummary } from '../api/types.js';
+import { summarizeTask, type CardMergeCheck, type MaestroEvent, type Task, type TaskStatus, type TaskSummary } from '../api/types.js';
 
 interface TasksState {
   projectId: string | null;
@@ -24,7 +24,8 @@ interface TasksState {
   gone: Record<string, true>;
   load(projectId: string): Promise<void>;
   applyEvent(e: MaestroEvent): void;
-  upsert(task: Task): void;
+  /** A task read from the daemon; `mergeCheck` from its detail (the merge check at work), which the card names. */
+  upsert(task: Task, mergeCheck?: CardMergeCheck | null): void;
   refetch(id: string): Promise<void>;
 }
 
@@ -80,14 +81,14 @@ export const useTasks = create<TasksState>((set, get) => ({
     inflight.set(projectId, p);
     return p;
   },
-  upsert(task) {
+  upsert(task, mergeCheck = null) {
     if (task.projectId !== get().projectId) return;
-    set({ byId: { ...get().byId, [task.id]: fresher(get().byId[task.id], summarizeTask(task)) } });
+    set({ byId: { ...get().byId, [task.id]: fresher(get().byId[task.id], summarizeTask(task, mergeCheck)) } });
   },
   async refetch(id) {
     try {
-      const { task } = await api.task(id);
-      get().upsert(task);
+      const { task, mergeCheck } = await api.task(id);
+      get().upsert(task, mergeCheck && { round: mergeCheck.round, maxRounds: mergeCheck.maxRounds });
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) {
         const { [id]: _removed, ...rest } = get().byId;
@@ -100,7 +101,9 @@ export const useTasks = create<TasksState>((set, get) => ({
     const id = e.taskId;
     const known = get().byId[id];
     if (e.type === 'task.status' && known && typeof e.payload.to === 'string') {
-      set({ byId: { ...get().byId, [id]: { ...known, status: e.payload.to as TaskStatus, updatedAt: e.at } } });
+      // Out of merging, no merge check runs any more (the refetch that follows says the rest).
+      const mergeCheck = e.payload.to === 'merging' ? known.mergeCheck : null;
+      set({ byId: { ...get().byId, [id]: { ...known, status: e.payload.to as TaskStatus, updatedAt: e.at, mergeCheck } } });
     }
     set({ touched: { ...get().touched, [id]: (get().touched[id] ?? 0) + 1 } });
     const t = pending.get(id);

@@ -53,7 +53,7 @@ function useTaskDetail(taskId: string) {
         projects.select(d.task.projectId);
         await useTasks.getState().load(d.task.projectId);
       }
-      useTasks.getState().upsert(d.task);
+      useTasks.getState().upsert(d.task, d.mergeCheck && { round: d.mergeCheck.round, maxRounds: d.mergeCheck.maxRounds });
     } catch (err) {
       setError({ gone: err instanceof ApiError && err.status === 404, message: errorText(i18n.t, i18n.language, err) });
     }

@@ -1,0 +1,56 @@
+/**
+ * The board's card of a task in merging whose merge check runs (the merge queue: the project's checks on its merge
+ * with main) says so, with the round, in Chromium: it said only "merging", as if stuck, while the task detail said
+ * what was under way. Read on the board's first load, and again live when the check starts another round.
+ *
+ * The merge check is another daemon's run (owner "elsewhere"): this daemon neither supervises it nor merges the task
+ * while it runs (the merge queue waits for a running run), so nothing moves but what the test writes.
+ */
+import { describe, expect, it } from 'vitest';
+import { startTestDaemon } from '../helpers/daemon.js';
+import { makeRepo } from '../helpers/repo.js';
+import { BOARD_PLUGINS, browserSkipReason, withBrowser } from './browser.js';
+import { budget } from '../helpers/budget.js';
+
+const skip = browserSkipReason();
+
+describe.skipIf(skip !== null)('a merge check on the board, in Chromium', () => {
+  const browser = withBrowser();
+
+  it('names it on the card with its round, and follows the next round live', async () => {
+    const daemon = await startTestDaemon({ tickMs: 100 }, { plugins: BOARD_PLUGINS });
+    try {
+      const project = await daemon.store.projects.create({ name: 'queue', repoPath: makeRepo({ 'a.txt': 'a\n' }), config: {} });
+      const checked = await daemon.store.tasks.create({ projectId: project.id, title: 'Checked on its merge' });
+      const plain = await daemon.store.tasks.create({ projectId: project.id, title: 'Merging plainly' });
+      for (const id of [checked.id, plain.id]) for (const to of ['queued', 'executing', 'reviewing'] as const) await daemon.store.tasks.transition(id, to);
+      const run = await daemon.store.runs.start({ taskId: checked.id, kind: 'merge_check', model: null, traceId: 'tr-check', attempt: 1, owner: 'elsewhere' });
+      const opened = (round: number) => daemon.store.events.append({ projectId: project.id, taskId: checked.id, type: 'merge.check', payload: { branch: 'maestro/b', tip: 'abc', base: 'def', round, maxRounds: 3, owner: 'elsewhere' } });
+      await opened(1);
+      await daemon.store.tasks.transition(checked.id, 'merging');
+      // The plain one's own run keeps the merge queue off it too: it merges nothing, and runs no check.
+      await daemon.store.runs.start({ taskId: plain.id, kind: 'conflict', model: null, traceId: 'tr-plain', attempt: 1, owner: 'elsewhere' });
+      await daemon.store.tasks.transition(plain.id, 'merging');
+
+      const page = await browser.context.newPage();
+      await page.goto(daemon.boardUrl);
+      const card = page.locator(`[data-card="${checked.id}"]`);
+      await card.getByText('checking merge, round 1 of 3', { exact: true }).waitFor();
+      await page.locator(`[data-card="${plain.id}"]`).getByText('merging', { exact: true }).waitFor();
+      expect(await page.locator(`[data-card="${plain.id}"]`).textContent()).not.toContain('checking');
+
+      // Main moved during the check: the next round is opened, and the card follows without a reload.
+      await opened(2);
+      await card.getByText('checking merge, round 2 of 3', { exact: true }).waitFor();
+      // The check ends: the card no longer says one runs (the merge queue then takes the task as it is; here, with no
+      // branch, it parks it, which the card says as any status).
+      await daemon.store.runs.finish({ id: run.id, status: 'succeeded' });
+      await daemon.store.events.append({ projectId: project.id, taskId: checked.id, runId: run.id, type: 'run.finished', payload: { kind: 'merge_check', status: 'succeeded' } });
+      await card.getByText(/checking merge/).waitFor({ state: 'detached' });
+      expect(await card.textContent()).not.toContain('checking');
+      await page.close();
+    } finally {
+      await daemon.stop({ graceMs: 2000 });
+    }
+  }, budget(120_000));
+});
