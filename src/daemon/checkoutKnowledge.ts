@@ -45,33 +45,39 @@ export async function promoteInCheckout<T extends Promoted>(deps: CheckoutKnowle
     throw new MaestroError('TASK_BUSY', `A merge into ${baseBranchOf(project)} of project ${project.name} is under way; nothing was promoted. Promote again in a moment.`, { details: { projectId: project.id } });
   }
   try {
-    const before = await personsEdits(repo);
-    const result = promote(repo);
-    const changed = (await knowledgeChanges(repo)).sort();
-    // A file the person was editing: in the commit it would carry their edits too.
-    const theirs = changed.filter((f) => before.has(f));
-    const ours = changed.filter((f) => !before.has(f));
-    const touched = theirs.filter((f) => !sameBytes(join(repo, f), before.get(f)!));
-    const commit = await commitOurs(deps, project, sessionId, result, ours);
-    const uncommitted = [...(commit.sha ? [] : ours), ...touched];
-    const why = commit.why ?? (touched.length ? `they had uncommitted changes of yours before the promotion` : null);
-    return { ...result, commit: { sha: commit.sha, files: commit.sha ? ours : [], uncommitted, why: uncommitted.length ? why : null } };
+    return await promoteAndCommit(repo, baseBranchOf(project), (result) => promotionMessage(store, sessionId, result), promote);
   } finally {
     await releaseMergeLease(store.db, project.id, owner);
   }
 }
 
+/**
+ * Runs `promote` in `repo` and commits, on `base` only, the knowledge files it changed that the person was not
+ * editing: the rules of the file's comment, without the merge lease (the caller holds it, or no daemon merges there).
+ */
+export async function promoteAndCommit<T extends Promoted>(repo: string, base: string, message: (result: T) => Promise<string>, promote: (repo: string) => T | Promise<T>): Promise<T & { commit: CheckoutCommit }> {
+  const before = await personsEdits(repo);
+  const result = await promote(repo);
+  const changed = (await knowledgeChanges(repo)).sort();
+  // A file the person was editing: in the commit it would carry their edits too.
+  const theirs = changed.filter((f) => before.has(f));
+  const ours = changed.filter((f) => !before.has(f));
+  const touched = theirs.filter((f) => !sameBytes(join(repo, f), before.get(f)!));
+  const commit = await commitOurs(repo, base, () => message(result), ours);
+  const uncommitted = [...(commit.sha ? [] : ours), ...touched];
+  const why = commit.why ?? (touched.length ? `they had uncommitted changes of yours before the promotion` : null);
+  return { ...result, commit: { sha: commit.sha, files: commit.sha ? ours : [], uncommitted, why: uncommitted.length ? why : null } };
+}
+
 /** Commits `files` alone on the base branch; a refusal is said, not thrown (the promotion stands). */
-async function commitOurs(deps: CheckoutKnowledgeDeps, project: Project, sessionId: string, result: Promoted, files: string[]): Promise<{ sha: string | null; why: string | null }> {
+async function commitOurs(repo: string, base: string, message: () => Promise<string>, files: string[]): Promise<{ sha: string | null; why: string | null }> {
   if (!files.length) return { sha: null, why: null };
-  const repo = project.repoPath;
-  const base = baseBranchOf(project);
   try {
     const { branch } = await checkoutState(repo);
     if (branch !== base) return { sha: null, why: `the checkout is on ${branch ?? 'a detached HEAD'}, not ${base}: they would be committed there` };
     await git(repo, ['add', '--', ...files]);
     // --no-verify: the person's commit hooks judge the person's commits (as the merge's, git/merge.ts).
-    await git(repo, ['commit', '-q', '--no-verify', '-m', await promotionMessage(deps.store, sessionId, result), '--', ...files]);
+    await git(repo, ['commit', '-q', '--no-verify', '-m', await message(), '--', ...files]);
     return { sha: (await git(repo, ['rev-parse', 'HEAD'])).stdout.trim(), why: null };
   } catch (err) {
     return { sha: null, why: `git could not commit them: ${(err as Error).message}` };

@@ -217,10 +217,13 @@ function knowledgePromote(knowledge: Command, ctx: CliContext): void {
     action(async (given: string, o: RootOpts & { candidate?: string[]; all?: boolean }) => {
       const sid = sessionArg(given);
       const root = await rootOf(o, ctx.env);
-      const r = await withLifecycle(ctx.env, async (lc, k) => {
-        await k.warmSessionSemantic(lc, root, sid);
-        return k.promote(lc, root, sid, { candidates: o.candidate ?? [], all: Boolean(o.all) });
-      });
+      const promoteIn = () =>
+        withLifecycle(ctx.env, async (lc, k) => {
+          await k.warmSessionSemantic(lc, root, sid);
+          return k.promote(lc, root, sid, { candidates: o.candidate ?? [], all: Boolean(o.all) });
+        });
+      const { promoteHere, commitLines } = await import('./knowledgePromote.js');
+      const r = await promoteHere({ root, sid, candidates: o.candidate ?? [], all: Boolean(o.all), env: ctx.env, promote: promoteIn });
       const lines = [
         ...r.promoted.map((p) => `${p.outcome} ${p.promoted_id} from ${p.candidate_id}${p.supersedes ? ` (supersedes ${p.supersedes})` : ''}`),
         ...r.already_promoted.map((p) => `already promoted ${p.candidate_id} → ${p.promoted_id}`),
@@ -228,8 +231,8 @@ function knowledgePromote(knowledge: Command, ctx: CliContext): void {
         ...r.skipped_suppressed.map((c) => `skipped ${c}: suppressed`),
         ...r.skipped_blocked.map((b) => `skipped ${b.candidate_id}: ${b.reason}`),
         ...r.warnings.map((w) => `warning: ${w}`),
-        // The daemon commits what a review on the board promotes; here the files are left for the person to commit.
-        ...(r.promoted.length ? [`Written to ${root.workflowDir}, not committed: commit the new files there (git -C ${root.projectDir} status lists them) for the team and later agents to share them; Maestro merges a task only into a clean checkout, so commit them before you approve one.`] : []),
+        // Committed in a project's own checkout (by its daemon, under its merge lease, or here when none runs), as the board's.
+        ...commitLines(r, root),
       ];
       out(o, r, lines.join('\n') || 'Nothing to promote.');
     }),

@@ -1,0 +1,85 @@
+/**
+ * Where `maestro knowledge promote` promotes, and what becomes of the files it writes. A promotion into a project's
+ * own checkout (where Maestro merges its tasks) is committed there, as the board's is (daemon/checkoutKnowledge.ts):
+ * left uncommitted, a changed spec file made the checkout dirty and the merge of the task being reviewed was refused.
+ *
+ * - A daemon answers and the folder is one of its projects' own checkout: the daemon promotes (its review route),
+ *   under the project's merge lease, so no merge of its train lands in the checkout meanwhile.
+ * - No daemon answers: nothing merges into the checkout now, so the promotion is committed here directly, with the
+ *   same rules; the project's base branch is not known without the daemon, so it is taken as `main` (the default).
+ * - A project on a shared remote (the daemon works in its own clone, and the board pushes promotions to the remote's
+ *   main), or a folder that is no project of the daemon that answers: the files are written and left to the person.
+ */
+import { realpathSync } from 'node:fs';
+import { isMaestroError, MaestroError } from '../../core/errors.js';
+import { DEFAULT_BASE_BRANCH } from '../../core/baseBranch.js';
+import type { Project } from '../../core/types.js';
+import type { ProjectList } from '../../api/wire/responses.js';
+import type { PromotionResult } from '../../knowledge/lifecycle/promote/promote.js';
+import type { WorkflowRoot } from '../../knowledge/format/root.js';
+import type { CheckoutCommit } from '../../daemon/checkoutKnowledge.js';
+import type { Env } from '../../config/env.js';
+import { git } from '../../git/git.js';
+import { clientFor } from './common.js';
+
+export type Promotion = PromotionResult & { commit?: CheckoutCommit };
+
+export interface PromoteHere {
+  root: WorkflowRoot;
+  sid: string;
+  candidates: string[];
+  all: boolean;
+  env: Env;
+  /** The promotion in this process, in the folder given. */
+  promote: (repo: string) => Promise<PromotionResult>;
+}
+
+/** Promotes as the file's comment says; `commit` says what was committed, absent when nothing was tried. */
+export async function promoteHere(p: PromoteHere): Promise<Promotion> {
+  if (!p.all && !p.candidates.length) throw new MaestroError('BAD_INPUT', 'promote needs --candidate <id> (repeatable, commas accepted) or --all.');
+  const client = clientFor({}, p.env);
+  let projects: Project[] | null;
+  try {
+    projects = (await client.get<ProjectList>('/api/projects')).projects;
+  } catch (err) {
+    if (!isMaestroError(err, 'DAEMON_UNREACHABLE')) throw err;
+    projects = null;
+  }
+  const dir = real(p.root.projectDir);
+  if (projects === null) {
+    if (!(await isCheckout(p.root.projectDir))) return p.promote(p.root.projectDir);
+    const { promoteAndCommit } = await import('../../daemon/checkoutKnowledge.js');
+    const message = async (r: PromotionResult) => `Knowledge promoted from session ${p.sid}: ${r.promoted.map((x) => x.promoted_id).join(', ')}`;
+    return promoteAndCommit(p.root.projectDir, DEFAULT_BASE_BRANCH, message, p.promote);
+  }
+  const project = projects.find((x) => real(x.repoPath) === dir);
+  if (!project || (typeof project.config.remote === 'string' && project.config.remote)) return p.promote(p.root.projectDir);
+  const body = p.all ? { all: true } : { candidates: p.candidates.flatMap((c) => c.split(',')).map((c) => c.trim()).filter(Boolean) };
+  return client.post<Promotion>(`/api/knowledge/review/${encodeURIComponent(p.sid)}/promote?projectId=${encodeURIComponent(project.id)}`, body);
+}
+
+/** What the person reads of `commit`: what was committed where, or what was not and why. */
+export function commitLines(r: Promotion, root: WorkflowRoot): string[] {
+  if (!r.promoted.length) return [];
+  const yours = (what: string) => `commit ${what} (git -C ${root.projectDir} status lists them) for the team and later agents to share them; Maestro merges a task only into a clean checkout, so commit them before you approve one.`;
+  if (!r.commit) return [`Written to ${root.workflowDir}, not committed: ${yours('the new files there')}`];
+  const { sha, files, uncommitted, why } = r.commit;
+  return [...(sha ? [`Committed in ${root.projectDir} (${sha.slice(0, 12)}): ${files.join(', ')}`] : []), ...(uncommitted.length ? [`Not committed: ${uncommitted.join(', ')}: ${why}; ${yours('them yourself')}`] : [])];
+}
+
+/** A git work tree's top (a folder that is no checkout gets its files written, nothing committed). */
+async function isCheckout(dir: string): Promise<boolean> {
+  try {
+    return real((await git(dir, ['rev-parse', '--show-toplevel'])).stdout.trim()) === real(dir);
+  } catch {
+    return false;
+  }
+}
+
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
