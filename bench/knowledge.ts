@@ -3,7 +3,8 @@
  * entries, and the corpus fingerprint after one changed file, incremental
  * (per-file cache) vs full. Targets: 100 × 10k under 1 s; incremental ≥ 50×
  * faster than full; the event loop's longest block during a reconcile, scored at
- * once and scored ahead in slices. Then what a run's brief costs the daemon (bench/brief.ts).
+ * once and scored ahead in slices. Then what a run's brief costs the daemon (bench/brief.ts), and what importing a
+ * stored ledger of 1,000 candidates at a task's gate does to its event loop (bench/knowledgeImport.ts).
  * Figures are medians of a few runs on this machine.
  */
 
@@ -18,6 +19,7 @@ import { buildReceipt } from '../src/knowledge/lifecycle/reconcile/receipt.js';
 import { SCORE_SLICE_MS, scoreStateAhead } from '../src/knowledge/lifecycle/reconcile/scoreAhead.js';
 import type { LedgerCandidate } from '../src/knowledge/lifecycle/ledger/ledger.js';
 import { benchBrief } from './brief.js';
+import { benchImport } from './knowledgeImport.js';
 
 // What a long-lived process keeps between reconciles (the KnowledgeService's lifecycle context); no embedder.
 // watchFromFiles 0: the watcher's figure at both sizes (the daemon asks it only from WATCH_FROM_FILES files on).
@@ -196,3 +198,4 @@ const ratio = results.fp_full_10000! / results.fp_inc_10000!;
 const wratio = results.fp_full_10000! / results.fp_watch_10000!;
 console.log(`target incremental fingerprint ≥ 50× faster (10k): with the watcher (daemon) ${wratio >= 50 ? 'met' : 'NOT met'} (${wratio.toFixed(1)}×); stat walk (one-shot commands) ${ratio >= 50 ? 'met' : 'NOT met'} (${ratio.toFixed(1)}×)`);
 await benchBrief();
+await benchImport();

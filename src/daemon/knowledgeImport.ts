@@ -49,7 +49,7 @@ export async function importKnowledgeElsewhere(store: Store, knowledge: Knowledg
     const ledger = stored.get(run.id);
     if (ledger === null || ledger === undefined) continue; // it staged nothing
     try {
-      knowledge.importRun({ task, run: { id: run.id, kind: run.kind }, repoPath, ledger });
+      await knowledge.importRun({ task, run: { id: run.id, kind: run.kind }, repoPath, ledger });
     } catch (err) {
       left.push({ run, error: coerceError(err).message });
     }

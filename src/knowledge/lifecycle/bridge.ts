@@ -195,7 +195,7 @@ export class KnowledgeBridge {
    * Brings a run of the task that ran on another daemon into this host's session, from the ledger that daemon
    * stored (session/importRun.ts): once, and never over a run folder already here. 'here': nothing was written.
    */
-  importRun(info: Omit<BridgeRunInfo, 'runDir'> & { ledger: string }): 'imported' | 'here' {
+  importRun(info: Omit<BridgeRunInfo, 'runDir'> & { ledger: string }): Promise<'imported' | 'here'> {
     const root = this.rootFor(info.repoPath);
     const sid = sessionIdFor(info.task.id);
     const ensureSession = () => {

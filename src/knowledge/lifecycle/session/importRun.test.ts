@@ -30,23 +30,23 @@ function ledgerText(over: Record<string, unknown> = {}): string {
 const stored = (ledger: string): StoredRun => ({ rid: RID, command: 'execute', goal: 'Greet', ledger, label: `the ledger of run r_0123456789abcdef stored in the database` });
 
 describe('importStoredRun', () => {
-  it('brings the run in: its folder, its ledger with the same ids, sealed and reconciled; the review lists its candidate', () => {
+  it('brings the run in: its folder, its ledger with the same ids, sealed and reconciled; the review lists its candidate', async () => {
     const p = project();
-    expect(importStoredRun(lc, p.root, SID, stored(ledgerText()), () => createSession(p.root, SID, 'Greet'))).toBe('imported');
+    expect(await importStoredRun(lc, p.root, SID, stored(ledgerText()), () => createSession(p.root, SID, 'Greet'))).toBe('imported');
     expect(isSealed(readRun(p.root, SID, RID))).toBe(true);
     const r = review(lc, p.root, SID);
     expect(r.candidates.map((c) => [c.source_run, c.content, c.status, c.receipt])).toEqual([[RID, CONTENT, 'pending', 'fresh']]);
     expect(readdirSync(join(sessionDir(p.root, SID), 'runs'))).toEqual([RID]);
   });
 
-  it('once: a second import writes nothing, and a candidate promoted meanwhile stays promoted', () => {
+  it('once: a second import writes nothing, and a candidate promoted meanwhile stays promoted', async () => {
     const p = project();
-    importStoredRun(lc, p.root, SID, stored(ledgerText()), () => createSession(p.root, SID, 'Greet'));
+    await importStoredRun(lc, p.root, SID, stored(ledgerText()), () => createSession(p.root, SID, 'Greet'));
     const [candidate] = review(lc, p.root, SID).candidates;
     expect(promote(lc, p.root, SID, { candidates: [candidate!.candidate_id] }).promoted).toHaveLength(1);
     const file = join(runDir(p.root, SID, RID), 'knowledge-delta.json');
     const before = readFileSync(file, 'utf8');
-    expect(importStoredRun(lc, p.root, SID, stored(ledgerText()), () => createSession(p.root, SID, 'Greet'))).toBe('here');
+    expect(await importStoredRun(lc, p.root, SID, stored(ledgerText()), () => createSession(p.root, SID, 'Greet'))).toBe('here');
     expect(readFileSync(file, 'utf8')).toBe(before);
     expect(JSON.parse(before).candidates[0].status).toBe('promoted');
   });
@@ -56,11 +56,37 @@ describe('importStoredRun', () => {
     ['text that is not JSON', '{"schema_version": ', 'the ledger of run r_0123456789abcdef stored in the database: not valid JSON ('],
     ['another run\'s ledger', ledgerText({ run_id: 'r-ffffffffffffffff' }), `the ledger of run r_0123456789abcdef stored in the database: it is the ledger of session ${SID} run r-ffffffffffffffff, not of session ${SID} run ${RID}; it was not imported.`],
     ['more than a ledger may be', ledgerText({ source_repository: 'x'.repeat(MAX_LEDGER_BYTES) }), `bytes, more than a ledger may be (${MAX_LEDGER_BYTES}); it was not imported.`],
-  ])('refuses %s, naming the run; nothing is written', (_what, ledger, message) => {
+  ])('refuses %s, naming the run; nothing is written', async (_what, ledger, message) => {
     const p = project();
     let ensured = false;
-    expect(() => importStoredRun(lc, p.root, SID, stored(ledger), () => (ensured = true))).toThrow(message);
+    await expect(importStoredRun(lc, p.root, SID, stored(ledger), () => (ensured = true))).rejects.toThrow(message);
     expect(ensured).toBe(false);
     expect(existsSync(sessionDir(p.root, SID))).toBe(false);
+  });
+
+  it('gives the event loop turns before it decides a large ledger (scored ahead in slices), and decides each candidate', async () => {
+    const p = project();
+    const now = '2026-12-07T10:00:00.000Z';
+    const l = emptyLedger(SID, RID, now);
+    for (let i = 0; i < 300; i++) {
+      const content = `Module m${i} keeps its greeting strings in src/greet${i}.ts and reads them from nowhere else.`;
+      stageInto(l, { target: 'spec', action: 'propose', title: content, content, category: 'arch', source_kind: 'decision', evidence_refs: [`run:${RID}`] }, now, 'test');
+    }
+    // What the daemon's loop does meanwhile: at each turn, whether the run was sealed (its candidates decided) yet.
+    const sealedAtTurn: boolean[] = [];
+    let importing = true;
+    const turn = () => {
+      sealedAtTurn.push(existsSync(join(runDir(p.root, SID, RID), 'run.json')) && isSealed(readRun(p.root, SID, RID)));
+      if (importing) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const done = await importStoredRun(lc, p.root, SID, stored(JSON.stringify(l)), () => createSession(p.root, SID, 'Greet'));
+    importing = false;
+    expect(done).toBe('imported');
+    // Before: reconciled at once, the loop's first turn came after the seal (the GET held the daemon throughout).
+    expect(sealedAtTurn[0]).toBe(false);
+    const r = review(lc, p.root, SID);
+    expect(r.candidates).toHaveLength(300);
+    expect(r.candidates.every((c) => c.receipt === 'fresh')).toBe(true);
   });
 });

@@ -11,6 +11,12 @@
  * sees a run without its ledger and two imports at once leave one. The stored ledger is checked with the ledger's
  * own schema and caps (ledger.ts validateLedger) before anything is written: one that does not read is refused
  * naming the run, and nothing is imported.
+ *
+ * A ledger may hold a thousand candidates: reconciled at once, they held the daemon's event loop for seconds (1.5 s
+ * for 1,000 against 1,000 entries) inside the GET that looked at the task first. So, as for a run of this host
+ * (bridge.ts scoreRunAhead), the candidates are scored ahead in slices that give the loop a turn, and the seal's
+ * reconcile only decides. Between the rename and the seal the run is in place, unsealed: an import that meets it
+ * then seals it (sealIfImported), and whichever comes second finds it sealed.
  */
 import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +25,8 @@ import { jsonSyntaxWhere } from '../../../lib/jsonError.js';
 import type { WorkflowRoot } from '../../format/root.js';
 import type { LifecycleContext } from '../context.js';
 import { MAX_LEDGER_BYTES, validateLedger } from '../ledger/ledger.js';
+import { runSourceInside } from '../reconcile/receipt.js';
+import { scoreSourcesAhead } from '../reconcile/scoreAhead.js';
 import { finishRun } from './ops.js';
 import { assertSourceInside, isSealed, readRun, runDir, RUN_SCHEMA, type RunDoc } from './store.js';
 
@@ -38,7 +46,7 @@ export interface StoredRun {
  * 'here': the run's folder was already in the session (ran here, or imported before); nothing was written.
  * `ensureSession` makes the session (and whatever goes with it) once the ledger is known to be good.
  */
-export function importStoredRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, run: StoredRun, ensureSession: () => void): 'imported' | 'here' {
+export async function importStoredRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, run: StoredRun, ensureSession: () => void): Promise<'imported' | 'here'> {
   const dir = runDir(root, sid, run.rid);
   assertSourceInside(root, sid, run.rid, 'write');
   if (lstatSync(dir, { throwIfNoEntry: false })) return sealIfImported(lc, root, sid, run.rid);
@@ -58,19 +66,25 @@ export function importStoredRun(lc: LifecycleContext, root: WorkflowRoot, sid: s
     if (existsSync(join(dir, 'run.json'))) return 'here';
     throw err;
   }
-  finishRun(lc, root, sid, run.rid);
+  await sealImported(lc, root, sid, run.rid);
   return 'imported';
+}
+
+/** Scores the imported run's candidates ahead, in slices, then seals it unless an import at the same time did. */
+async function sealImported(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): Promise<void> {
+  await scoreSourcesAhead(lc, root, [runSourceInside(root, sid, rid)]);
+  if (!isSealed(readRun(root, sid, rid))) finishRun(lc, root, sid, rid);
 }
 
 /**
  * A plain run folder (not a link to this host's run directory, as the orchestrator's are) left unsealed: an import
  * stopped between its rename and its seal. Sealed now; a run folder of this host is left as it is.
  */
-function sealIfImported(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): 'here' {
+async function sealIfImported(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): Promise<'here'> {
   const dir = runDir(root, sid, rid);
   if (lstatSync(dir).isSymbolicLink() || !existsSync(join(dir, 'run.json'))) return 'here';
   const doc = readRun(root, sid, rid);
-  if (!isSealed(doc) && doc.status === 'completed' && doc.actor_id === 'maestro') finishRun(lc, root, sid, rid);
+  if (!isSealed(doc) && doc.status === 'completed' && doc.actor_id === 'maestro') await sealImported(lc, root, sid, rid);
   return 'here';
 }
 
