@@ -90,4 +90,16 @@ describe('maestro knowledge promote in a project\'s own checkout', { timeout: bu
     expect([r.code, r.stderr]).toEqual([0, '']);
     expectPromotedCommit(repo, before, r.stdout, new RegExp(`^Knowledge promoted from session ${SID}: S-\\S+$`));
   });
+
+  it('with a daemon that refuses the token: the files are written, nothing is committed, and why', async () => {
+    daemon = await startTestDaemon({ tickMs: 100 });
+    const env = { MAESTRO_HOME: daemon.config.home, MAESTRO_URL: '', MAESTRO_TOKEN: 'not-the-token' };
+    const { repo, candidate, before } = await checkout({ ...env, MAESTRO_TOKEN: '' });
+    await daemon.store.projects.create({ name: 'own', repoPath: repo });
+    const r = await maestro(['knowledge', 'promote', TASK, '--candidate', candidate, '--workflow-root', repo], env);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(git(repo, 'rev-parse', 'main')).toBe(before);
+    expect(readFileSync(join(repo, '.workflow', 'specs', 'coding-conventions.md'), 'utf8')).toContain('Use strict equality in tests');
+    expect(r.stdout).toMatch(/\nwarning: nothing committed: the daemon did not say which projects it has \(.+\)\nWritten to .+, not committed: commit the new files there/);
+  });
 });

@@ -7,6 +7,8 @@
  *   under the project's merge lease, so no merge of its train lands in the checkout meanwhile.
  * - No daemon answers: nothing merges into the checkout now, so the promotion is committed here directly, with the
  *   same rules; the project's base branch is not known without the daemon, so it is taken as `main` (the default).
+ * - A daemon answers but refuses the question (a token it does not take): its merges may land in the checkout, so
+ *   the files are written, not committed, and the output says why.
  * - A project on a shared remote (the daemon works in its own clone, and the board pushes promotions to the remote's
  *   main), or a folder that is no project of the daemon that answers: the files are written and left to the person.
  */
@@ -42,7 +44,11 @@ export async function promoteHere(p: PromoteHere): Promise<Promotion> {
   try {
     projects = (await client.get<ProjectList>('/api/projects')).projects;
   } catch (err) {
-    if (!isMaestroError(err, 'DAEMON_UNREACHABLE')) throw err;
+    if (!isMaestroError(err, 'DAEMON_UNREACHABLE')) {
+      // A daemon is there but did not say (a token it refused): its merges may land in the checkout, so no commit here.
+      const r = await p.promote(p.root.projectDir);
+      return { ...r, warnings: [...r.warnings, `nothing committed: the daemon did not say which projects it has (${(err as Error).message})`] };
+    }
     projects = null;
   }
   const dir = real(p.root.projectDir);
