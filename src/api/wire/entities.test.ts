@@ -40,7 +40,7 @@ describe('wire entities', () => {
   });
 
   it('refuse a row with a field they do not describe (strict), so the answers test sees drift', () => {
-    const approval = { id: 'a1', taskId: 't1', gate: 'plan_review', decision: 'approve', reason: null, who: 'web', at: 1 };
+    const approval = { id: 'a1', taskId: 't1', gate: 'plan_review', decision: 'approve', reason: null, who: 'web', at: 1, conflictResolution: false };
     expect(e.approvalSchema.parse(approval)).toEqual(approval);
     expect(() => e.approvalSchema.parse({ ...approval, extra: 1 })).toThrow(/extra/);
     expect(() => e.approvalSchema.parse({ ...approval, gate: 'nope' })).toThrow(/gate/);
