@@ -16,11 +16,21 @@ export interface CardMergeCheck {
   maxRounds: number | null;
 }
 
+/**
+ * A task in merging waiting for its turn (daemon/mergeQueue.ts checks one change at a time): the task whose merge
+ * check runs now, which lands first.
+ */
+export interface CardMergeTurn {
+  behind: { id: string; title: string };
+}
+
 export interface TaskSummary extends Pick<Task, (typeof TASK_SUMMARY_FIELDS)[number]> {
   /** Set while the task is in merging and its merge check runs; null (or absent, for a row read before) otherwise. */
   mergeCheck?: CardMergeCheck | null | undefined;
+  /** Set while the task is in merging behind another task's merge check; null (or absent) otherwise. */
+  mergeTurn?: CardMergeTurn | null | undefined;
 }
 
-export function summarizeTask(t: Task, mergeCheck: CardMergeCheck | null = null): TaskSummary {
-  return { id: t.id, projectId: t.projectId, parentId: t.parentId, title: t.title, status: t.status, priority: t.priority, complexity: t.complexity, version: t.version, deps: t.deps, createdAt: t.createdAt, updatedAt: t.updatedAt, mergeCheck };
+export function summarizeTask(t: Task, mergeCheck: CardMergeCheck | null = null, mergeTurn: CardMergeTurn | null = null): TaskSummary {
+  return { id: t.id, projectId: t.projectId, parentId: t.parentId, title: t.title, status: t.status, priority: t.priority, complexity: t.complexity, version: t.version, deps: t.deps, createdAt: t.createdAt, updatedAt: t.updatedAt, mergeCheck, mergeTurn };
 }

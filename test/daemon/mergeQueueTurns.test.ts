@@ -4,9 +4,11 @@
  * first to pass moved it, the others were checked again, and the fifth ran out of rounds: a person was asked though
  * nothing but the queue itself had moved main.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { TaskDetail } from '../../src/api/wire/responses.js';
+import type { TaskSummary } from '../../src/core/taskSummary.js';
 import type { Task } from '../../src/core/types.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
@@ -24,9 +26,12 @@ ${NAMES.map((n) => `  - match: { role: execute, title: "Add ${n}" }\n    actions
 
 describe('the merge queue checks one change at a time', () => {
   let daemon: TestDaemon | null = null;
+  let releaseDir: string | null = null;
   afterEach(async () => {
     await daemon?.stop({ graceMs: 2000 });
     daemon = null;
+    if (releaseDir) rmSync(releaseDir, { recursive: true, force: true });
+    releaseDir = null;
     removeTempDirs();
   });
 
@@ -54,5 +59,50 @@ describe('the merge queue checks one change at a time', () => {
     const checks = await Promise.all(tasks.map(async (t) => (await d.store.runs.list({ taskId: t.id })).filter((r) => r.kind === 'merge_check').map((r) => r.status)));
     expect(checks.flat()).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
     expect(checks.filter((c) => c.length === 0)).toHaveLength(1);
+  });
+  it('a task waiting behind another task\'s merge check says whose check runs, and that it lands after it', async () => {
+    // The check holds while two of the changes are in the tree (only a merge check sees two: each run sees its own),
+    // until the test creates the release file: the test decides when the first merge check ends. Under /var/tmp: a
+    // check runs in the agent sandbox, whose /tmp is its own.
+    releaseDir = mkdtempSync('/var/tmp/maestro-release-');
+    const release = join(releaseDir, 'release');
+    const command = `n=0; for f in a.txt b.txt c.txt; do [ -f $f ] && n=$((n+1)); done; [ $n -lt 2 ] || while [ ! -f '${release}' ]; do sleep 0.1; done`;
+    const config = { mergeStrategy: 'merge', checks: [{ name: 'held', command }] };
+    const repo = makeRepo({ 'README.md': '# p\n', '.maestro/config.json': JSON.stringify(config) });
+    const script = join(tempDir('maestro-script-'), 'script.yaml');
+    writeFileSync(script, SCRIPT);
+    const d = (daemon = await startTestDaemon({ tickMs: 100 }));
+    const project = await d.store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
+    const tasks: Task[] = [];
+    for (const n of ['a', 'b', 'c']) tasks.push(await d.store.tasks.create({ projectId: project.id, title: `Add ${n}`, complexity: 'easy' }));
+    d.orchestrator.kick();
+    for (const t of tasks) await untilStatus(d, t.id, 'exec_review', ['needs_attention', 'done']);
+    for (const t of tasks) expect((await daemonRequest(d, 'POST', `/api/tasks/${t.id}/approve`, { who: 'ada' })).status).toBe(200);
+    d.orchestrator.kick();
+
+    // One lands as a fast-forward; the next one's merge check runs, held; the third waits behind it.
+    const checked = await until(d.bus, async () => {
+      for (const t of tasks) if ((await d.store.runs.list({ taskId: t.id, status: 'running' })).some((r) => r.kind === 'merge_check')) return t;
+      return null;
+    }, 'a merge check at work');
+    const waiting = await until(d.bus, async () => {
+      for (const t of tasks) if (t.id !== checked.id && (await d.store.tasks.get(t.id)).status === 'merging') return t;
+      return null;
+    }, 'a task waiting in merging');
+    const detail = (await daemonRequest<TaskDetail>(d, 'GET', `/api/tasks/${waiting.id}`)).body;
+    expect(detail.task.status).toBe('merging');
+    expect(detail.mergeTurn).toEqual({ behind: { id: checked.id, title: checked.title } });
+    expect(detail.mergeCheck).toBeNull();
+    const own = (await daemonRequest<TaskDetail>(d, 'GET', `/api/tasks/${checked.id}`)).body;
+    expect(own.mergeTurn).toBeNull();
+    expect(own.mergeCheck).not.toBeNull();
+    // The board's rows say the same, read once for the project.
+    const board = (await daemonRequest<{ tasks: TaskSummary[] }>(d, 'GET', `/api/tasks?view=board&projectId=${project.id}`)).body.tasks;
+    expect(board.find((t) => t.id === waiting.id)?.mergeTurn).toEqual({ behind: { id: checked.id, title: checked.title } });
+    expect(board.find((t) => t.id === checked.id)?.mergeTurn).toBeNull();
+
+    writeFileSync(release, '');
+    for (const t of tasks) await untilStatus(d, t.id, 'done');
+    expect((await daemonRequest<TaskDetail>(d, 'GET', `/api/tasks/${waiting.id}`)).body.mergeTurn).toBeNull();
   });
 });

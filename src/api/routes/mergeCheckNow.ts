@@ -1,10 +1,12 @@
 /**
  * A task in `merging` whose merge check run is at work (daemon/mergeQueue.ts) looks stuck on the board: nothing says
  * main is being merged into its branch and the project's checks run on that. This reads what the run is doing from its
- * newest phase (the merge, or `check:<name>`) and the round from the `merge.check` event that opened it.
+ * newest phase (the merge, or `check:<name>`) and the round from the `merge.check` event that opened it. The tasks of
+ * the project waiting behind that check (mergeTurnNow) say whose check runs and that they land after it.
  */
-import type { CardMergeCheck } from '../../core/taskSummary.js';
+import type { CardMergeCheck, CardMergeTurn } from '../../core/taskSummary.js';
 import type { Run, Task } from '../../core/types.js';
+import { mergeCheckAtWork, type MergeCheckAtWork } from '../../store/ops/mergeCheckAtWork.js';
 import type { Store } from '../../store/store.js';
 import type { TaskDetail } from '../wire/responses.js';
 
@@ -20,14 +22,34 @@ export async function mergeCheckNow(store: Store, task: Task, runs: readonly Run
 }
 
 /**
- * For the board's cards: the merge check at work on each task in merging among `tasks`, by task id (its round). Two
- * reads per such task (its running runs, its newest merge.check event); none for a page with no task in merging.
+ * A task in merging with no run of its own, while another task of its project has its merge check at work, waits for
+ * its turn: the merge queue checks one change at a time and lands nothing else of the project meanwhile (it stays in
+ * merging, and looked stuck). Which task that is; it lands after it. `atWork` is the project's check when the caller
+ * read it already (the board's list reads it once per project).
  */
-export async function mergeChecksOf(store: Store, tasks: readonly Task[]): Promise<Map<string, CardMergeCheck>> {
+export async function mergeTurnNow(store: Store, task: Task, runs: readonly Run[], atWork?: MergeCheckAtWork | null): Promise<TaskDetail['mergeTurn']> {
+  if (task.status !== 'merging' || runs.some((r) => r.status === 'running')) return null;
+  const check = atWork === undefined ? await mergeCheckAtWork(store.db, task.projectId) : atWork;
+  return check && check.taskId !== task.id ? { behind: { id: check.taskId, title: check.title } } : null;
+}
+
+/**
+ * For the board's cards: the merge check at work on each task in merging among `tasks`, by task id (its round), and
+ * the turn each other one waits for. Two reads per such task (its running runs, its newest merge.check event), and
+ * one per project of theirs; none for a page with no task in merging.
+ */
+export async function mergeChecksOf(store: Store, tasks: readonly Task[]): Promise<{ checks: Map<string, CardMergeCheck>; turns: Map<string, CardMergeTurn> }> {
   const checks = new Map<string, CardMergeCheck>();
+  const turns = new Map<string, CardMergeTurn>();
+  const atWork = new Map<string, MergeCheckAtWork | null>();
   for (const task of tasks.filter((t) => t.status === 'merging')) {
-    const now = await mergeCheckNow(store, task, await store.runs.list({ taskId: task.id, status: 'running' }));
+    const runs = await store.runs.list({ taskId: task.id, status: 'running' });
+    const now = await mergeCheckNow(store, task, runs);
     if (now) checks.set(task.id, { round: now.round, maxRounds: now.maxRounds });
+    if (runs.length > 0) continue;
+    if (!atWork.has(task.projectId)) atWork.set(task.projectId, await mergeCheckAtWork(store.db, task.projectId));
+    const turn = await mergeTurnNow(store, task, runs, atWork.get(task.projectId));
+    if (turn) turns.set(task.id, turn);
   }
-  return checks;
+  return { checks, turns };
 }

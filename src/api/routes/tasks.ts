@@ -29,7 +29,7 @@ import { movedFrom, resolveCommit, versionChain, versionRefs } from './reviewDat
 import { idParam, taskListQuery } from './schemas.js';
 import { waitingForRun } from './waitingForRun.js';
 import { knowledgeElsewhere } from './knowledgeElsewhere.js';
-import { mergeCheckNow, mergeChecksOf } from './mergeCheckNow.js';
+import { mergeCheckNow, mergeChecksOf, mergeTurnNow } from './mergeCheckNow.js';
 import { cancelResponse, rejectResponse, runMessageResponse, taskDetailResponse, taskListResponse, taskResponse, type HealthResponse, type TaskDetail } from '../wire/responses.js';
 
 /** Who acted: one line (whoSchema, shared with the project routes). */
@@ -103,7 +103,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
       ...(await whyNotStarted(store, deps.slots, task)), heldBack: heldBack(deps, task), diffGate: await diffGateRefusal(store, task, runs),
       mergeConflict: await mergeConflictPark(deps, task, runs), claimedElsewhere: await claimedElsewhere(store, deps.slots?.owner, task),
       waitingForRun: await waitingForRun(store, deps.self, task, runs),
-      knowledgeElsewhere: await knowledgeElsewhere(store, deps.self?.name, deps.knowledge, task, runs), mergeCheck: await mergeCheckNow(store, task, runs),
+      knowledgeElsewhere: await knowledgeElsewhere(store, deps.self?.name, deps.knowledge, task, runs), mergeCheck: await mergeCheckNow(store, task, runs), mergeTurn: await mergeTurnNow(store, task, runs),
     };
   });
 
@@ -310,6 +310,6 @@ async function listPage(store: Store, query: z.output<typeof taskListQuery>) {
     tasks = tasks.filter((t) => t.title.toLowerCase().includes(needle));
   }
   if (query.view !== 'board') return { tasks, total: query.q ? null : matched, nextOffset };
-  const checks = await mergeChecksOf(store, tasks);
-  return { tasks: tasks.map((t) => summarizeTask(t, checks.get(t.id) ?? null)), total: query.q ? null : matched, nextOffset };
+  const { checks, turns } = await mergeChecksOf(store, tasks);
+  return { tasks: tasks.map((t) => summarizeTask(t, checks.get(t.id) ?? null, turns.get(t.id) ?? null)), total: query.q ? null : matched, nextOffset };
 }

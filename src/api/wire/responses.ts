@@ -199,6 +199,12 @@ export const taskDetailResponse = z.strictObject({
     })
     .nullable()
     .describe("for a task in merging whose merge check run is at work (the merge queue: main moved since its branch was cut, and the project's checks run on the merge before it lands): what it is doing; else null"),
+  mergeTurn: z
+    .strictObject({
+      behind: z.strictObject({ id: z.string(), title: z.string() }).describe('the task whose merge check runs now'),
+    })
+    .nullable()
+    .describe('for a task in merging with no run of its own while another task of its project has its merge check at work (the merge queue checks one change at a time, and nothing else of the project lands meanwhile): that task; this one lands after it. Else null'),
   knowledgeElsewhere: z
     .array(
       z.strictObject({

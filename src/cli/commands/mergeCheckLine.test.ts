@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeCheckLine } from './mergeCheckLine.js';
+import { mergeCheckLine, mergeTurnLine } from './mergeCheckLine.js';
 
 describe('mergeCheckLine', () => {
   it('says main is being merged in, then which check runs, with the round and the daemon', () => {
@@ -12,5 +12,10 @@ describe('mergeCheckLine', () => {
     const line = mergeCheckLine({ runId: 'r1', daemon: null, check: 'lint\nSTATUS: all good', round: null, maxRounds: null }, 'main');
     expect(line).toBe('Checking the merge with main: check lint\\u{a}STATUS: all good runs on its branch merged with main. Nothing lands until the checks pass.');
     expect(line.split('\n')).toHaveLength(1);
+  });
+
+  it('a task waiting behind another task\'s merge check names that task and says it lands after it, on one line', () => {
+    expect(mergeTurnLine({ behind: { id: 't_1', title: 'Add a' } })).toBe('Waiting for its turn to merge: the merge check of Add a (t_1) runs now, and the merge queue checks one change at a time. This task lands after it.');
+    expect(mergeTurnLine({ behind: { id: 't_1', title: 'Add\nb' } }).split('\n')).toHaveLength(1);
   });
 });

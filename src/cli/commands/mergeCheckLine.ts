@@ -14,3 +14,8 @@ export function mergeCheckLine(check: NonNullable<TaskDetail['mergeCheck']>, bas
   const round = check.round !== null && check.maxRounds !== null && check.daemon !== null ? ` Merge check ${check.round} of at most ${check.maxRounds}, on daemon ${oneLine(check.daemon)}.` : '';
   return doing + round;
 }
+
+/** `task show` of a task in merging waiting behind another task's merge check (the task detail's `mergeTurn`). */
+export function mergeTurnLine(turn: NonNullable<TaskDetail['mergeTurn']>): string {
+  return `Waiting for its turn to merge: the merge check of ${oneLine(turn.behind.title)} (${oneLine(turn.behind.id)}) runs now, and the merge queue checks one change at a time. This task lands after it.`;
+}

@@ -11,7 +11,7 @@ import { COMPLEXITIES, GATES, RUN_KINDS, TASK_SCOPES, TASK_TYPES, type Task, typ
 import { action, printJson } from '../output.js';
 import { clientFor, pickProject, list, parsePriority, print, withApi, type ClientFlags } from './common.js';
 import { baseMovedLine } from './baseMovedLine.js';
-import { mergeCheckLine } from './mergeCheckLine.js';
+import { mergeCheckLine, mergeTurnLine } from './mergeCheckLine.js';
 import { attentionAdvice } from './attentionAdvice.js';
 import { claimLine } from './claimLine.js';
 import { diffGateAdvice } from './diffGateAdvice.js';
@@ -191,6 +191,7 @@ function taskShow(task: Command, ctx: CliContext): void {
       const slot = answer.waitingForSlot ? `${slotLine(answer.waitingForSlot)}\n\n` : '';
       const runSlot = answer.waitingForRun ? `${runSlotLine(answer.waitingForRun, answer.task.status)}\n\n` : '';
       const checking = answer.mergeCheck ? `${mergeCheckLine(answer.mergeCheck, answer.baseBranch)}\n\n` : '';
+      const turn = answer.mergeTurn ? `${mergeTurnLine(answer.mergeTurn)}\n\n` : '';
       const held = answer.heldBack?.length ? `${answer.heldBack.map((c) => `This daemon holds it back: ${oneLine(c.message)}`).join('\n')}\n\n` : '';
       const elsewhereClaim = answer.claimedElsewhere ? `${claimLine(answer.claimedElsewhere, answer.task.status)}\n\n` : '';
       const refused = answer.diffGate ? `${diffGateAdvice(answer.task, answer.diffGate)}\n\n` : '';
@@ -201,7 +202,7 @@ function taskShow(task: Command, ctx: CliContext): void {
       const gate = gateNext(answer.task);
       const staged = knowledge ? `\n\n${stagedKnowledgeLine(knowledge)}` : '';
       const notHere = answer.task.status === 'exec_review' ? knowledgeElsewhereLines(answer.task, answer.knowledgeElsewhere).map((l) => `\n\n${l}`).join('') : '';
-      print(asked + blocked + steering + elsewhere + stuck + waits + slot + runSlot + checking + held + elsewhereClaim + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : '') + staged + notHere + moved + (gate ? `\n\n${gate}` : '') + (attention ? `\n\n${attention}` : ''));
+      print(asked + blocked + steering + elsewhere + stuck + waits + slot + runSlot + checking + turn + held + elsewhereClaim + refused + conflict + describeTask(answer.task, answer.runs, answer.children) + (more ? `\n${more}` : '') + staged + notHere + moved + (gate ? `\n\n${gate}` : '') + (attention ? `\n\n${attention}` : ''));
     }),
   );
 }
