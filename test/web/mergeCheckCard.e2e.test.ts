@@ -1,7 +1,8 @@
 /**
  * The board's card of a task in merging whose merge check runs (the merge queue: the project's checks on its merge
  * with main) says so, with the round, in Chromium: it said only "merging", as if stuck, while the task detail said
- * what was under way. Read on the board's first load, and again live when the check starts another round.
+ * what was under way. Read on the board's first load, and again live when the check starts another round. A task
+ * waiting behind that check says so too, naming it, on its card and in its detail, until the check ends.
  *
  * The merge check is another daemon's run (owner "elsewhere"): this daemon neither supervises it nor merges the task
  * while it runs (the merge queue waits for a running run), so nothing moves but what the test writes.
@@ -21,9 +22,12 @@ describe.skipIf(skip !== null)('a merge check on the board, in Chromium', () => 
     const daemon = await startTestDaemon({ tickMs: 100 }, { plugins: BOARD_PLUGINS });
     try {
       const project = await daemon.store.projects.create({ name: 'queue', repoPath: makeRepo({ 'a.txt': 'a\n' }), config: {} });
-      const checked = await daemon.store.tasks.create({ projectId: project.id, title: 'Checked on its merge' });
-      const plain = await daemon.store.tasks.create({ projectId: project.id, title: 'Merging plainly' });
-      for (const id of [checked.id, plain.id]) for (const to of ['queued', 'executing', 'reviewing'] as const) await daemon.store.tasks.transition(id, to);
+      // Each depends on a task that never finishes, so the scheduler never claims one while the test moves it by hand.
+      const blocker = await daemon.store.tasks.create({ projectId: project.id, title: 'Never done' });
+      const checked = await daemon.store.tasks.create({ projectId: project.id, title: 'Checked on its merge', deps: [blocker.id] });
+      const plain = await daemon.store.tasks.create({ projectId: project.id, title: 'Merging plainly', deps: [blocker.id] });
+      const waiting = await daemon.store.tasks.create({ projectId: project.id, title: 'Waiting its turn', deps: [blocker.id] });
+      for (const id of [checked.id, plain.id, waiting.id]) for (const to of ['queued', 'executing', 'reviewing'] as const) await daemon.store.tasks.transition(id, to);
       const run = await daemon.store.runs.start({ taskId: checked.id, kind: 'merge_check', model: null, traceId: 'tr-check', attempt: 1, owner: 'elsewhere' });
       const opened = (round: number) => daemon.store.events.append({ projectId: project.id, taskId: checked.id, type: 'merge.check', payload: { branch: 'maestro/b', tip: 'abc', base: 'def', round, maxRounds: 3, owner: 'elsewhere' } });
       await opened(1);
@@ -31,6 +35,8 @@ describe.skipIf(skip !== null)('a merge check on the board, in Chromium', () => 
       // The plain one's own run keeps the merge queue off it too: it merges nothing, and runs no check.
       await daemon.store.runs.start({ taskId: plain.id, kind: 'conflict', model: null, traceId: 'tr-plain', attempt: 1, owner: 'elsewhere' });
       await daemon.store.tasks.transition(plain.id, 'merging');
+      // One with no run of its own waits behind the check (the merge queue lands nothing else of the project meanwhile).
+      await daemon.store.tasks.transition(waiting.id, 'merging');
 
       const page = await browser.context.newPage();
       await page.goto(daemon.boardUrl);
@@ -38,6 +44,12 @@ describe.skipIf(skip !== null)('a merge check on the board, in Chromium', () => 
       await card.getByText('checking merge, round 1 of 3', { exact: true }).waitFor();
       await page.locator(`[data-card="${plain.id}"]`).getByText('merging', { exact: true }).waitFor();
       expect(await page.locator(`[data-card="${plain.id}"]`).textContent()).not.toContain('checking');
+      // The one waiting says whose merge check runs, on its card and in its detail, with that task's id.
+      const waitingCard = page.locator(`[data-card="${waiting.id}"]`);
+      await waitingCard.getByText('waiting for its turn, after Checked on its merge', { exact: true }).waitFor();
+      expect(await page.locator(`[data-card="${plain.id}"]`).textContent()).not.toContain('waiting');
+      await waitingCard.click();
+      await page.getByTestId('merge-turn').getByText(`Waiting for its turn to merge: the merge check of Checked on its merge (${checked.id}) runs now, and the merge queue checks one change at a time. This task lands after it.`).waitFor();
 
       // Main moved during the check: the next round is opened, and the card follows without a reload.
       await opened(2);
@@ -48,6 +60,8 @@ describe.skipIf(skip !== null)('a merge check on the board, in Chromium', () => 
       await daemon.store.events.append({ projectId: project.id, taskId: checked.id, runId: run.id, type: 'run.finished', payload: { kind: 'merge_check', status: 'succeeded' } });
       await card.getByText(/checking merge/).waitFor({ state: 'detached' });
       expect(await card.textContent()).not.toContain('checking');
+      await waitingCard.getByText(/waiting for its turn/).waitFor({ state: 'detached' });
+      await page.getByTestId('merge-turn').waitFor({ state: 'detached' });
       await page.close();
     } finally {
       await daemon.stop({ graceMs: 2000 });

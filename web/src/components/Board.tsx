@@ -16,7 +16,8 @@
 import { useMemo, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { fitPlaceholder } from './fit.js';
-import type { CardMergeCheck, TaskStatus, TaskSummary } from '../api/types.js';
+import type { CardMergeCheck, CardMergeTurn, TaskStatus, TaskSummary } from '../api/types.js';
+import { visible } from './hiddenChars.js';
 import { TASK_STATUSES } from '../api/types.js';
 import { Card } from './BoardCard.js';
 import { useFamilyLines, type FamilyLines } from './family.js';
@@ -49,11 +50,16 @@ function moveFocus(e: KeyboardEvent<HTMLElement>): void {
   }
 }
 
-type Labels = { status: Record<TaskStatus, string>; complexity: Record<string, string>; checkingMerge(check: CardMergeCheck): string };
+type Labels = { status: Record<TaskStatus, string>; complexity: Record<string, string>; checkingMerge(check: CardMergeCheck): string; mergeTurn(turn: CardMergeTurn): string };
 
-/** What a card says of its status: a task in merging whose merge check runs says so, with its round (the detail says more). */
+/**
+ * What a card says of its status: a task in merging whose merge check runs says so, with its round; one waiting behind
+ * another task's merge check names that task (the detail says more).
+ */
 function statusLabelOf(task: TaskSummary, labels: Labels): string {
-  return task.status === 'merging' && task.mergeCheck ? labels.checkingMerge(task.mergeCheck) : labels.status[task.status];
+  if (task.status !== 'merging') return labels.status[task.status];
+  if (task.mergeCheck) return labels.checkingMerge(task.mergeCheck);
+  return task.mergeTurn ? labels.mergeTurn(task.mergeTurn) : labels.status.merging;
 }
 
 /** One lane: its title and count, the statuses it holds, and its first LANE_PAGE cards until asked for all. */
@@ -97,6 +103,7 @@ export function Board({ tasks, selectedId, onOpen }: { tasks: TaskSummary[]; sel
       status: Object.fromEntries(TASK_STATUSES.map((s) => [s, t(`status.${s}`)])) as Record<TaskStatus, string>,
       complexity: { easy: t('complexity.easy'), medium: t('complexity.medium'), hard: t('complexity.hard') } as Record<string, string>,
       checkingMerge: (c: CardMergeCheck) => (c.round !== null && c.maxRounds !== null ? t('board.checkingMergeRound', { round: c.round, maxRounds: c.maxRounds }) : t('board.checkingMerge')),
+      mergeTurn: (m: CardMergeTurn) => t('board.mergeTurn', { title: visible(m.behind.title) }),
     }),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [t, i18n.language],

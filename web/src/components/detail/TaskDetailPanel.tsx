@@ -53,7 +53,7 @@ function useTaskDetail(taskId: string) {
         projects.select(d.task.projectId);
         await useTasks.getState().load(d.task.projectId);
       }
-      useTasks.getState().upsert(d.task, d.mergeCheck && { round: d.mergeCheck.round, maxRounds: d.mergeCheck.maxRounds });
+      useTasks.getState().upsert(d.task, d.mergeCheck && { round: d.mergeCheck.round, maxRounds: d.mergeCheck.maxRounds }, d.mergeTurn);
     } catch (err) {
       setError({ gone: err instanceof ApiError && err.status === 404, message: errorText(i18n.t, i18n.language, err) });
     }
@@ -175,6 +175,11 @@ function WhatItWaitsFor({ detail }: { detail: TaskDetail }) {
         </p>
       ) : null}
       <MergeCheckNow detail={detail} />
+      {detail.mergeTurn ? (
+        <p role="status" className={styles.muted} data-testid="merge-turn">
+          {t('detail.mergeTurn', { title: visible(detail.mergeTurn.behind.title), id: visible(detail.mergeTurn.behind.id) })}
+        </p>
+      ) : null}
       {detail.waitingForRun ? (
         <p role="status" className={styles.muted} data-testid="waiting-for-run">
           {t('detail.waitingForRun', { daemon: visible(detail.waitingForRun.daemon), limit: detail.waitingForRun.limit, runs: detail.waitingForRun.running.map((r) => `${r.kind} ${r.taskId}`).join(', ') })}
