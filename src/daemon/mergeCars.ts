@@ -127,20 +127,35 @@ const NAMED_COMMITS = 5;
  * which has it; refused if the branch moved again), run the task again, or cancel it. Null for anything else.
  */
 async function aheadOnRemote(project: Project, repo: string, remote: string | null, car: Car): Promise<string | null> {
-  const reviewed = reviewedCommit(car.task);
-  const approved = approvedCommit(car.task);
-  if (!remote || !reviewed || !approved || car.tip === reviewed || !car.ref.startsWith('refs/remotes/') || !(await isAncestor(repo, approved, car.tip))) return null;
+  if (!remote || !car.ref.startsWith('refs/remotes/')) return null;
+  return aheadOfReview(project, repo, remote, car.task, car.branch, car.tip, 'merge');
+}
+
+/**
+ * What `tip`, the task's branch on the shared remote (`remote`, as `repo`, this daemon's clone, fetched it), holds on
+ * top of the approved commit, as the merge says it when it parks the task (`merge`) and as the gate says it before
+ * the approval (`gate`, the task detail's mergeBlocked): the same commits and way back, but that an approval would
+ * merge nothing yet, the way back ends in the approval, and the other way is a rejection (a retry is for a parked
+ * task). Null when the branch holds no such commits.
+ */
+export async function aheadOfReview(project: Project, repo: string, remote: string, task: Task, branch: string, tip: string, when: 'merge' | 'gate'): Promise<string | null> {
+  const reviewed = reviewedCommit(task);
+  const approved = approvedCommit(task);
+  if (!reviewed || !approved || tip === reviewed || !(await isAncestor(repo, approved, tip))) return null;
   // The commits the tip holds that the reviewed commit (the approved one, or the merge a check passed on) does not.
-  const log = await git(repo, ['log', '--format=%H %s', `${reviewed}..${car.tip}`]);
+  const log = await git(repo, ['log', '--format=%H %s', `${reviewed}..${tip}`]);
   const lines = log.stdout.split('\n').filter(Boolean);
   const named = lines.slice(0, NAMED_COMMITS).map((l) => `${l.slice(0, 12)}${l.slice(40)}`);
   const more = lines.length > named.length ? `, and ${lines.length - named.length} more` : '';
-  const id = car.task.id;
-  const where = `${car.branch} on the remote ${remoteOf(project) ?? remote}`;
-  const putBack = `git -C ${shellWord(repo)} push --force-with-lease=refs/heads/${car.branch}:${car.tip} ${remote} ${reviewed}:refs/heads/${car.branch}`;
+  const id = task.id;
+  const where = `${branch} on the remote ${remoteOf(project) ?? remote}`;
+  const putBack = `git -C ${shellWord(repo)} push --force-with-lease=refs/heads/${branch}:${tip} ${remote} ${reviewed}:refs/heads/${branch}`;
+  const merge = when === 'merge';
+  const outcome = merge ? 'Nothing was merged' : 'An approval would merge nothing';
+  const then = merge ? `run \`maestro task retry ${id}\` to merge it` : 'approve it';
+  const again = merge ? `\`maestro task retry ${id} --fresh\` runs the task again from the current ${baseBranchOf(project)}` : `\`maestro task reject ${id} --reason "…"\` sends it back as a new version`;
   return (
-    `${where} holds ${lines.length} commit${lines.length === 1 ? '' : 's'} its review never saw, on top of the approved commit ${approved.slice(0, 12)}: ${named.join('; ')}${more}. ` +
-    `Nothing was merged: they would land unreviewed. To merge what was reviewed, put the remote's branch back on it: ${putBack}, then run \`maestro task retry ${id}\` to merge it; ` +
-    `\`maestro task retry ${id} --fresh\` runs the task again from the current ${baseBranchOf(project)}; or \`maestro task cancel ${id}\``
+    `${where} holds ${lines.length} commit${lines.length === 1 ? '' : 's'} its review never saw, on top of the ${merge ? 'approved' : 'reviewed'} commit ${approved.slice(0, 12)}: ${named.join('; ')}${more}. ` +
+    `${outcome}: they would land unreviewed. To merge what was reviewed, put the remote's branch back on it: ${putBack}, then ${then}; ${again}; or \`maestro task cancel ${id}\``
   );
 }

@@ -6,6 +6,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { TaskDetail } from '../../src/api/wire/responses.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reviewedCommit } from '../../src/core/reviewed.js';
 import { worktreeRoot } from '../../src/git/worktree.js';
@@ -230,9 +231,19 @@ describe('the merge queue: checks on the merged tree before a merge lands', () =
     git(other, 'push', '-q', 'origin', branch);
     const extra = git(other, 'rev-parse', 'HEAD');
     const mainBefore = git(remote, 'rev-parse', 'main');
+    const clone = join(d.config.home, 'clones', b.projectId);
+    // The gate says so before the approval, from the branch as the daemon's clone fetched it (its next sync does).
+    git(clone, 'fetch', '-q', 'origin', `+refs/heads/${branch}:refs/remotes/origin/${branch}`);
+    const gate = (await daemonRequest<TaskDetail>(d, 'GET', `/api/tasks/${b.id}`)).body;
+    expect(gate.task.status).toBe('exec_review');
+    expect(gate.mergeBlocked).toBe(
+      `${branch} on the remote ${remote} holds 1 commit its review never saw, on top of the reviewed commit ${reviewed.slice(0, 12)}: ${extra.slice(0, 12)} an unreviewed fix. ` +
+        `An approval would merge nothing: they would land unreviewed. To merge what was reviewed, put the remote's branch back on it: ` +
+        `git -C ${clone} push --force-with-lease=refs/heads/${branch}:${extra} origin ${reviewed}:refs/heads/${branch}, then approve it; ` +
+        `\`maestro task reject ${b.id} --reason "…"\` sends it back as a new version; or \`maestro task cancel ${b.id}\``,
+    );
     const parked = await approveAndWait(d, b.id, 'needs_attention');
     expect(git(remote, 'rev-parse', 'main')).toBe(mainBefore);
-    const clone = join(d.config.home, 'clones', b.projectId);
     expect(parked.lastRunError).toBe(
       `${branch} on the remote ${remote} holds 1 commit its review never saw, on top of the approved commit ${reviewed.slice(0, 12)}: ${extra.slice(0, 12)} an unreviewed fix. ` +
         `Nothing was merged: they would land unreviewed. To merge what was reviewed, put the remote's branch back on it: ` +

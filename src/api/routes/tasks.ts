@@ -8,6 +8,7 @@ import { reviewedCommit } from '../../core/reviewed.js';
 import { momentaryLock } from '../../daemon/mergeLock.js';
 import { goneAdvice } from '../../daemon/mergeTrain.js';
 import { checkoutGone } from '../../daemon/projectFolder.js';
+import { aheadOfReview } from '../../daemon/mergeCars.js';
 import { baseBranchOf, remoteOf, workRepoOf } from '../../daemon/repos.js';
 import { perProjectSlots } from '../../daemon/scheduler.js';
 import { assertMainCheckout, assertMergeable } from '../../git/merge.js';
@@ -99,7 +100,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
     if (runs.length) reply.header('x-trace-id', runs[runs.length - 1]!.traceId);
     return {
       task, runs, children, lastDecision: decision ?? null, versions, question: await pendingQuestion(store, task), baseBranch: baseBranchOf(project),
-      baseMoved: await baseMoved(deps.home, project, task), feedbackAt: rejectedAt(chain, task), mergeBlocked: await mergeBlocked(project, task), ...(await gateFiles(review, task)),
+      baseMoved: await baseMoved(deps.home, project, task), feedbackAt: rejectedAt(chain, task), mergeBlocked: await mergeBlocked(deps.home, project, task), ...(await gateFiles(review, task)),
       ...(await whyNotStarted(store, deps.slots, task)), heldBack: heldBack(deps, task), diffGate: await diffGateRefusal(store, task, runs),
       mergeConflict: await mergeConflictPark(deps, task, runs), claimedElsewhere: await claimedElsewhere(store, deps.slots?.owner, task),
       waitingForRun: await waitingForRun(store, deps.self, task, runs),
@@ -270,12 +271,14 @@ function assertSettingsLoad(deps: ApiDeps, project: Project, unchanged: string):
 /**
  * At exec_review, what would stop the merge an approval starts: the project's own checkout gone, locked (its
  * index.lock, for longer than a git at work holds it), not clean on its main branch, holding untracked files the task's branch adds (git would refuse to overwrite them), or git-ignored ones where it puts its own (git would overwrite them; the merge stops); a
- * shared remote's clone is the daemon's, always clean. Said before the person approves, not after. One git
+ * shared remote's clone is the daemon's, always clean, and what stops the merge there is the remote's branch holding
+ * commits the review never saw (aheadAtGate). Said before the person approves, not after. One git
  * process, a second only when the checkout has untracked files, and ignoredInTheWay's (one or two).
  */
-async function mergeBlocked(project: Project, task: Task): Promise<string | null> {
+async function mergeBlocked(home: string | undefined, project: Project, task: Task): Promise<string | null> {
   if (task.status !== 'exec_review') return null;
-  if (remoteOf(project)) return null;
+  const remote = remoteOf(project);
+  if (remote) return home ? aheadAtGate(home, project, task) : null;
   const gone = checkoutGone(project);
   if (gone) return `${gone}: put it back`;
   const branch = typeof task.result?.branch === 'string' ? task.result.branch : null;
@@ -294,6 +297,19 @@ async function mergeBlocked(project: Project, task: Task): Promise<string | null
     if (isMaestroError(err, 'DIRTY_MAIN') || isMaestroError(err, 'REPO_LOCKED')) return err.message;
     return null; // not a repository any more, git missing: the merge says so itself
   }
+}
+
+/**
+ * On a shared remote, the merge reads the task's branch there (mergeCars.ts): one that holds commits on top of the
+ * approved commit parks the task, naming them. The gate says the same before the approval, from the branch as this
+ * daemon's clone last fetched it (no fetch: a read of one ref, and a git log when it moved).
+ */
+async function aheadAtGate(home: string, project: Project, task: Task): Promise<string | null> {
+  const branch = typeof task.result?.branch === 'string' ? task.result.branch : null;
+  if (!branch) return null;
+  const clone = workRepoOf(home, project);
+  const tip = await resolveCommit(clone, `refs/remotes/origin/${branch}`).catch(() => null);
+  return tip ? aheadOfReview(project, clone, 'origin', task, branch, tip, 'gate').catch(() => null) : null;
 }
 
 /** One page of GET /api/tasks, with how many tasks match in all and where the next page starts. */
