@@ -47,87 +47,87 @@ function fresher<T extends { updatedAt: number }>(shown: T | undefined, read: T)
   return shown && shown.updatedAt > read.updatedAt ? shown : read;
 }
 
-export const useTasks = create<TasksState>((set, get) => {
-  /** A change to the task: an open detail refreshes, and the task is read again shortly (once for a burst). */
-  const touch = (id: string) => {
-    set({ touched: { ...get().touched, [id]: (get().touched[id] ?? 0) + 1 } });
-    const t = pending.get(id);
-    if (t) clearTimeout(t);
-    pending.set(
-      id,
-      setTimeout(() => {
-        pending.delete(id);
-        void get().refetch(id);
-      }, 150),
-    );
-  };
-  return {
-    projectId: null,
-    byId: {},
-    loading: false,
-    error: null,
-    touched: {},
-    gone: {},
-    load(projectId) {
-      const running = inflight.get(projectId);
-      if (running) {
-        let next = queued.get(projectId);
-        if (!next) {
-          next = running.then(() => {
-            queued.delete(projectId);
-            // Only while it is still the project shown: a read of the last one would bring it back.
-            if (get().projectId === projectId) return get().load(projectId);
-          });
-          queued.set(projectId, next);
-        }
-        return next;
+export const useTasks = create<TasksState>((set, get) => ({
+  projectId: null,
+  byId: {},
+  loading: false,
+  error: null,
+  touched: {},
+  gone: {},
+  load(projectId) {
+    const running = inflight.get(projectId);
+    if (running) {
+      let next = queued.get(projectId);
+      if (!next) {
+        next = running.then(() => {
+          queued.delete(projectId);
+          // Only while it is still the project shown: a read of the last one would bring it back.
+          if (get().projectId === projectId) return get().load(projectId);
+        });
+        queued.set(projectId, next);
       }
-      set({ projectId, loading: true, error: null, ...(get().projectId !== projectId ? { byId: {} } : {}) });
-      const p = (async () => {
-        try {
-          const { tasks } = await api.tasks(projectId);
-          if (get().projectId !== projectId) return;
-          const shown = get().byId;
-          set({ byId: Object.fromEntries(tasks.map((t) => [t.id, fresher(shown[t.id], t)])), loading: false });
-        } catch (err) {
-          set({ loading: false, error: (err as Error).message });
-        } finally {
-          inflight.delete(projectId);
-        }
-      })();
-      inflight.set(projectId, p);
-      return p;
-    },
-    upsert(task, mergeCheck = null, mergeTurn = null) {
-      if (task.projectId !== get().projectId) return;
-      set({ byId: { ...get().byId, [task.id]: fresher(get().byId[task.id], summarizeTask(task, mergeCheck, mergeTurn)) } });
-    },
-    async refetch(id) {
+      return next;
+    }
+    set({ projectId, loading: true, error: null, ...(get().projectId !== projectId ? { byId: {} } : {}) });
+    const p = (async () => {
       try {
-        const { task, mergeCheck, mergeTurn } = await api.task(id);
-        get().upsert(task, mergeCheck && { round: mergeCheck.round, maxRounds: mergeCheck.maxRounds }, mergeTurn);
+        const { tasks } = await api.tasks(projectId);
+        if (get().projectId !== projectId) return;
+        const shown = get().byId;
+        set({ byId: Object.fromEntries(tasks.map((t) => [t.id, fresher(shown[t.id], t)])), loading: false });
       } catch (err) {
-        if (err instanceof ApiError && err.status === 404) {
-          const { [id]: _removed, ...rest } = get().byId;
-          set({ byId: rest, gone: { ...get().gone, [id]: true } });
-        }
+        set({ loading: false, error: (err as Error).message });
+      } finally {
+        inflight.delete(projectId);
       }
-    },
-    applyEvent(e) {
-      if (!e.taskId || (e.projectId && e.projectId !== get().projectId)) return;
-      const id = e.taskId;
-      const known = get().byId[id];
-      if (e.type === 'task.status' && known && typeof e.payload.to === 'string') {
-        // Out of merging, no merge check runs any more, nor does it wait for one (the refetch that follows says the rest).
-        const merging = e.payload.to === 'merging';
-        set({ byId: { ...get().byId, [id]: { ...known, status: e.payload.to as TaskStatus, updatedAt: e.at, mergeCheck: merging ? known.mergeCheck : null, mergeTurn: merging ? known.mergeTurn : null } } });
+    })();
+    inflight.set(projectId, p);
+    return p;
+  },
+  upsert(task, mergeCheck = null, mergeTurn = null) {
+    if (task.projectId !== get().projectId) return;
+    set({ byId: { ...get().byId, [task.id]: fresher(get().byId[task.id], summarizeTask(task, mergeCheck, mergeTurn)) } });
+  },
+  async refetch(id) {
+    try {
+      const { task, mergeCheck, mergeTurn } = await api.task(id);
+      get().upsert(task, mergeCheck && { round: mergeCheck.round, maxRounds: mergeCheck.maxRounds }, mergeTurn);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) {
+        const { [id]: _removed, ...rest } = get().byId;
+        set({ byId: rest, gone: { ...get().gone, [id]: true } });
       }
-      touch(id);
-      // A merge check started or ended: the project's other tasks in merging wait behind it, or no longer do (their
-      // cards and open details say whose turn it is), though no event of their own says so.
-      if ((e.type === 'run.started' || e.type === 'run.finished') && e.payload.kind === 'merge_check') {
-        for (const other of Object.values(get().byId)) if (other.id !== id && other.status === 'merging') touch(other.id);
-      }
-    },
-  };
-});
+    }
+  },
+  applyEvent(e) {
+    if (!e.taskId || (e.projectId && e.projectId !== get().projectId)) return;
+    const id = e.taskId;
+    const known = get().byId[id];
+    if (e.type === 'task.status' && known && typeof e.payload.to === 'string') {
+      // Out of merging, no merge check runs any more, nor does it wait for one (the refetch that follows says the rest).
+      const merging = e.payload.to === 'merging';
+      set({ byId: { ...get().byId, [id]: { ...known, status: e.payload.to as TaskStatus, updatedAt: e.at, mergeCheck: merging ? known.mergeCheck : null, mergeTurn: merging ? known.mergeTurn : null } } });
+    }
+    touch(id);
+    // A merge check started or ended: the project's other tasks in merging wait behind it, or no longer do (their
+    // cards and open details say whose turn it is), though no event of their own says so.
+    if ((e.type === 'run.started' || e.type === 'run.finished') && e.payload.kind === 'merge_check') {
+      for (const other of Object.values(get().byId)) if (other.id !== id && other.status === 'merging') touch(other.id);
+    }
+  },
+}));
+
+/** A change to the task: an open detail refreshes, and the task is read again shortly (once for a burst). */
+function touch(id: string): void {
+  const { touched } = useTasks.getState();
+  useTasks.setState({ touched: { ...touched, [id]: (touched[id] ?? 0) + 1 } });
+  const t = pending.get(id);
+  if (t) clearTimeout(t);
+  pending.set(
+    id,
+    setTimeout(() => {
+      pending.delete(id);
+      void useTasks.getState().refetch(id);
+    }, 150),
+  );
+}
