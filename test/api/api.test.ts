@@ -221,8 +221,9 @@ describe('REST API', () => {
     // The board's slim rows: the fields a card and the dependency graph read, nothing more.
     const slim = (await call('GET', `/api/tasks?projectId=${p.id}&view=board`)).body.tasks;
     expect(slim.map((t: { title: string }) => t.title)).toEqual(['First', 'Second']);
-    expect(Object.keys(slim[1]).sort()).toEqual(['complexity', 'createdAt', 'deps', 'id', 'mergeCheck', 'parentId', 'priority', 'projectId', 'status', 'title', 'updatedAt', 'version']);
+    expect(Object.keys(slim[1]).sort()).toEqual(['complexity', 'createdAt', 'deps', 'id', 'mergeCheck', 'mergeTurn', 'parentId', 'priority', 'projectId', 'status', 'title', 'updatedAt', 'version']);
     expect(slim[1].mergeCheck).toBeNull();
+    expect(slim[1].mergeTurn).toBeNull();
     expect(slim[1].deps).toEqual([a.id]);
     expect((await call('GET', `/api/tasks?view=cards`)).body.error.message).toMatch(/view/);
     const shown = await call('GET', `/api/tasks/${a.id}`);
