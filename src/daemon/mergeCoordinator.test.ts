@@ -12,6 +12,7 @@ import type { Project, Task } from '../core/types.js';
 import { createStore, type Store } from '../store/store.js';
 import { freshSqlite, removeTempDirs, tempDir } from '../../test/helpers/db.js';
 import { bareRemote, git, makeRepo } from '../../test/helpers/repo.js';
+import type { MergeRunKind } from './conflictRuns.js';
 import { MergeCoordinator, type MergeHooks } from './mergeCoordinator.js';
 import { LOCK_WAIT_MS } from './mergeLock.js';
 import { ProjectRepos } from './repos.js';
@@ -86,19 +87,19 @@ function logPushesOfMain(root: string, remote: string): () => string[] {
 
 function coordinator(s: Store, home: string, owner: string, extra: { hooks?: MergeHooks; conflictRuns?: Array<{ task: string; locks: number }>; slotFree?: () => boolean; onAgain?: () => void; beforeConflictRun?: (task: Task) => Promise<void>; repos?: ProjectRepos; lockWaitMs?: number } = {}) {
   const errors: Error[] = [];
-  const running = new Set<string>(); // tasks whose conflict run started (and, here, never ends)
+  const running = new Map<string, MergeRunKind>(); // tasks whose conflict run (or merge check) started (and, here, never ends)
   const merges = new MergeCoordinator(s, {
     hooks: extra.hooks ?? {},
-    startConflictRun: async (task) => {
+    startConflictRun: async (task, kind) => {
       if (extra.slotFree?.() === false) return false;
       await extra.beforeConflictRun?.(task); // what the run's start does first (its clone's sync)
       // Opened once the train is pushed: the lease is free again and the run could take this clone.
       const locks = await s.db.all(`SELECT project_id FROM merge_locks`);
       extra.conflictRuns?.push({ task: task.id, locks: locks.length });
-      running.add(task.id);
+      running.set(task.id, kind);
       return true;
     },
-    runningRun: async (taskId) => (running.has(taskId) ? 'conflict' : null),
+    runningRun: async (taskId) => running.get(taskId) ?? null,
     repos: extra.repos ?? new ProjectRepos(home),
     owner,
     leaseMs: 60_000,
@@ -273,6 +274,38 @@ describe('merge trains', () => {
     await d3.merges.tick();
     expect(opened).toEqual([{ task: b.id, locks: 0 }, { task: b.id, locks: 0 }]);
     expect([...d1.errors, ...d2.errors, ...d3.errors]).toEqual([]);
+  });
+
+  it("on a shared remote: a merge check another daemon owes (its run waiting for a slot there) keeps this daemon from landing the project's other changes meanwhile", async () => {
+    // The merge queue checks one change at a time (mergeQueue.ts), across daemons too: c landing (or being checked)
+    // here while d1's check of b waits would move main under that check, and it would be checked again.
+    const s = await openStore();
+    const root = tempDir('maestro-train-');
+    const remote = bareRemote(root, { 'README.md': '# shared\n', '.maestro/config.json': JSON.stringify({ mergeStrategy: 'merge', checks: [{ name: 'ok', command: 'true' }] }) });
+    const work = join(root, 'work');
+    git(root, 'clone', '-q', remote, work);
+    for (const n of ['a', 'b', 'c']) {
+      branchWith(work, `maestro/t-${n}`, { [`${n}.txt`]: `${n}\n` });
+      git(work, 'push', '-q', 'origin', `maestro/t-${n}`);
+    }
+    const project = await s.projects.create({ name: 'shared', repoPath: remote, config: { remote } });
+    const a = await approved(s, project, 'a', 'maestro/t-a');
+    const b = await approved(s, project, 'b', 'maestro/t-b');
+    for (const name of ['d1', 'd2']) await registerDaemon(s.db, { name, host: 'h', pid: 1, home: `/homes/${name}`, now: s.clock(), staleMs: 180_000 });
+    const opened: Array<{ task: string; locks: number }> = [];
+    const d1 = coordinator(s, tempDir('maestro-home-'), 'd1', { conflictRuns: opened, slotFree: () => false });
+    const d2 = coordinator(s, tempDir('maestro-home-'), 'd2', { conflictRuns: opened });
+    await d1.merges.tick(); // a lands (a fast-forward); b's merge must be checked, and d1 has no slot free for its check
+    expect([(await s.tasks.get(a.id)).status, (await s.tasks.get(b.id)).status]).toEqual(['done', 'merging']);
+    const mainAfterA = git(remote, 'rev-parse', 'main');
+    const c = await approved(s, project, 'c', 'maestro/t-c');
+
+    await d2.merges.tick(); // b's check is d1's; c waits its turn: nothing lands, no second check opens
+    expect(git(remote, 'rev-parse', 'main')).toBe(mainAfterA);
+    expect(opened).toEqual([]);
+    expect((await s.events.list({ taskId: c.id, type: 'merge.check' })).events).toEqual([]);
+    expect((await s.tasks.get(c.id)).status).toBe('merging');
+    expect([...d1.errors, ...d2.errors]).toEqual([]);
   });
 
   it("on a shared remote: another daemon's train under way is seen without taking this daemon's clone, which its runs' syncs need", async () => {

@@ -8,7 +8,8 @@
  * meanwhile is checked again, up to MAX_CHECK_ROUNDS times; then a person is asked. A check that fails lands
  * nothing and sends the task to needs_attention, naming the check and what the base brought in.
  *
- * One change is checked at a time, in the order of approval: while a project's merge check runs (or waits for a slot),
+ * One change is checked at a time, in the order of approval: while a project's merge check runs (or waits for a slot,
+ * here or on another daemon that owes it: store/ops/daemons.ts conflictHeldElsewhere),
  * nothing else of it lands, and the train stops at the first car it leaves out for one. Else every car approved
  * together would be checked on the same main, the first to pass would land and move it, and each of the others would
  * be checked again, the fourth of them past MAX_CHECK_ROUNDS: a person asked though nothing else moved main. A car

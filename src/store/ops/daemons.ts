@@ -166,15 +166,17 @@ export async function releaseMergeLease(db: Queryable, projectId: string, owner:
  * Whether another daemon, still alive, found the task's latest merge conflict (or that its merge must be checked,
  * daemon/mergeQueue.ts) and has not started its conflict run (merge check) yet (it waits for its merge lease to be
  * released, or for a free slot). The task's events say it: the `merge.conflict` (`merge.check`) that daemon recorded under the lease, and no `run.started` or status change after it (event
- * ids, not clocks: the daemons' hosts may disagree on the time). A daemon that died owes nothing.
+ * ids, not clocks: the daemons' hosts may disagree on the time). A daemon that died owes nothing. The event's type
+ * when one is owed, else null.
  */
-export async function conflictHeldElsewhere(db: Queryable, opts: { taskId: string; me: string; now: number; staleMs: number }): Promise<boolean> {
-  const found = await db.one<{ id: number | string; payload: string }>(`SELECT id, payload FROM events WHERE task_id = $1 AND type IN ('merge.conflict', 'merge.check') ORDER BY id DESC LIMIT 1`, [opts.taskId]);
-  if (!found) return false;
+export async function conflictHeldElsewhere(db: Queryable, opts: { taskId: string; me: string; now: number; staleMs: number }): Promise<'merge.conflict' | 'merge.check' | null> {
+  const found = await db.one<{ id: number | string; type: 'merge.conflict' | 'merge.check'; payload: string }>(`SELECT id, type, payload FROM events WHERE task_id = $1 AND type IN ('merge.conflict', 'merge.check') ORDER BY id DESC LIMIT 1`, [opts.taskId]);
+  if (!found) return null;
   const owner = (JSON.parse(found.payload) as { owner?: unknown }).owner;
-  if (typeof owner !== 'string' || owner === opts.me) return false;
+  if (typeof owner !== 'string' || owner === opts.me) return null;
   // Its run started, or the task moved on (a person was asked instead, then retried it): nothing is owed.
   const after = await db.one(`SELECT 1 AS yes FROM events WHERE task_id = $1 AND type IN ('run.started', 'task.status') AND id > $2 LIMIT 1`, [opts.taskId, found.id]);
-  if (after) return false;
-  return !!(await db.one(`SELECT 1 AS yes FROM daemons WHERE name = $1 AND heartbeat_at >= ${registryNow(db, '$2')} - $3`, [owner, opts.now, opts.staleMs]));
+  if (after) return null;
+  const alive = await db.one(`SELECT 1 AS yes FROM daemons WHERE name = $1 AND heartbeat_at >= ${registryNow(db, '$2')} - $3`, [owner, opts.now, opts.staleMs]);
+  return alive ? found.type : null;
 }
