@@ -259,12 +259,13 @@ export class MergeCoordinator {
     let checking = false;
     for (const task of merging) {
       const running = this.conflictRuns.waitingFor(task.id) ?? (await this.opts.runningRun(task.id)); // waits for a slot, or at work
+      if (running === 'merge_check') checking = true;
+      if (running || tried.has(task.id)) continue;
+      if ((this.refused.get(task.id)?.at ?? 0) > now) continue; // its push is retried later
       // Another live daemon found its conflict (or its merge check) and owes it that run: merging it here would open a second.
-      const owed = running ? null : await conflictHeldElsewhere(this.store.db, { taskId: task.id, me: this.opts.owner, now, staleMs: 3 * this.opts.leaseMs });
-      if (running === 'merge_check' || owed === 'merge.check') checking = true;
-      if (running || owed || tried.has(task.id)) continue;
-      const retry = this.refused.get(task.id);
-      if (retry && now < retry.at) continue;
+      const owed = await conflictHeldElsewhere(this.store.db, { taskId: task.id, me: this.opts.owner, now, staleMs: 3 * this.opts.leaseMs });
+      if (owed === 'merge.check') checking = true;
+      if (owed) continue;
       due.push(task);
     }
     return inQueueOrder(due, checking);

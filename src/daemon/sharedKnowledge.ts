@@ -90,7 +90,11 @@ export interface Promoted {
 export async function promotionMessage(store: Store, sessionId: string, result: Promoted): Promise<string> {
   const taskId = taskIdOfSession(sessionId);
   const task = taskId ? await store.tasks.get(taskId).catch(() => null) : null;
-  const from = task ? `task "${oneLine(task.title)}" (${task.id})` : `session ${sessionId}`;
+  return promotionSubject(task ? `task "${oneLine(task.title)}" (${task.id})` : `session ${sessionId}`, result);
+}
+
+/** The message's text once its source is named (`from`): what the CLI writes too, where no store names the task. */
+export function promotionSubject(from: string, result: Promoted): string {
   const ids = result.promoted.map((p) => p.promoted_id);
   return `Knowledge promoted from ${from}${ids.length ? `: ${ids.join(', ')}` : ''}`;
 }

@@ -35,19 +35,24 @@ describe('the merge queue checks one change at a time', () => {
     removeTempDirs();
   });
 
-  it('lands five changes approved together, each merge checked once, and asks nobody', async () => {
-    const config = { mergeStrategy: 'merge', checks: [{ name: 'readme', command: 'test -f README.md' }] };
-    const repo = makeRepo({ 'README.md': '# p\n', '.maestro/config.json': JSON.stringify(config) });
+  /** Tasks "Add <n>" for each of `names` in a project merging with `merge` and `checks`, all at exec_review, then approved together. */
+  async function approvedTogether(checks: Array<{ name: string; command: string }>, names: readonly string[]) {
+    const repo = makeRepo({ 'README.md': '# p\n', '.maestro/config.json': JSON.stringify({ mergeStrategy: 'merge', checks }) });
     const script = join(tempDir('maestro-script-'), 'script.yaml');
     writeFileSync(script, SCRIPT);
     const d = (daemon = await startTestDaemon({ tickMs: 100 }));
     const project = await d.store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
     const tasks: Task[] = [];
-    for (const n of NAMES) tasks.push(await d.store.tasks.create({ projectId: project.id, title: `Add ${n}`, complexity: 'easy' }));
+    for (const n of names) tasks.push(await d.store.tasks.create({ projectId: project.id, title: `Add ${n}`, complexity: 'easy' }));
     d.orchestrator.kick();
     for (const t of tasks) await untilStatus(d, t.id, 'exec_review', ['needs_attention', 'done']);
     for (const t of tasks) expect((await daemonRequest(d, 'POST', `/api/tasks/${t.id}/approve`, { who: 'ada' })).status).toBe(200);
     d.orchestrator.kick();
+    return { d, repo, project, tasks };
+  }
+
+  it('lands five changes approved together, each merge checked once, and asks nobody', async () => {
+    const { d, repo, tasks } = await approvedTogether([{ name: 'readme', command: 'test -f README.md' }], NAMES);
 
     const settled = await until(d.bus, async () => {
       const all = await Promise.all(tasks.map((t) => d.store.tasks.get(t.id)));
@@ -60,6 +65,7 @@ describe('the merge queue checks one change at a time', () => {
     expect(checks.flat()).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
     expect(checks.filter((c) => c.length === 0)).toHaveLength(1);
   });
+
   it('a task waiting behind another task\'s merge check says whose check runs, and that it lands after it', async () => {
     // The check holds while two of the changes are in the tree (only a merge check sees two: each run sees its own),
     // until the test creates the release file: the test decides when the first merge check ends. Under /var/tmp: a
@@ -67,18 +73,7 @@ describe('the merge queue checks one change at a time', () => {
     releaseDir = mkdtempSync('/var/tmp/maestro-release-');
     const release = join(releaseDir, 'release');
     const command = `n=0; for f in a.txt b.txt c.txt; do [ -f $f ] && n=$((n+1)); done; [ $n -lt 2 ] || while [ ! -f '${release}' ]; do sleep 0.1; done`;
-    const config = { mergeStrategy: 'merge', checks: [{ name: 'held', command }] };
-    const repo = makeRepo({ 'README.md': '# p\n', '.maestro/config.json': JSON.stringify(config) });
-    const script = join(tempDir('maestro-script-'), 'script.yaml');
-    writeFileSync(script, SCRIPT);
-    const d = (daemon = await startTestDaemon({ tickMs: 100 }));
-    const project = await d.store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
-    const tasks: Task[] = [];
-    for (const n of ['a', 'b', 'c']) tasks.push(await d.store.tasks.create({ projectId: project.id, title: `Add ${n}`, complexity: 'easy' }));
-    d.orchestrator.kick();
-    for (const t of tasks) await untilStatus(d, t.id, 'exec_review', ['needs_attention', 'done']);
-    for (const t of tasks) expect((await daemonRequest(d, 'POST', `/api/tasks/${t.id}/approve`, { who: 'ada' })).status).toBe(200);
-    d.orchestrator.kick();
+    const { d, project, tasks } = await approvedTogether([{ name: 'held', command }], ['a', 'b', 'c']);
 
     // One lands as a fast-forward; the next one's merge check runs, held; the third waits behind it.
     const checked = await until(d.bus, async () => {

@@ -54,9 +54,8 @@ export async function promoteHere(p: PromoteHere): Promise<Promotion> {
   const dir = real(p.root.projectDir);
   if (projects === null) {
     if (!(await isCheckout(p.root.projectDir))) return p.promote(p.root.projectDir);
-    const { promoteAndCommit } = await import('../../daemon/checkoutKnowledge.js');
-    const message = async (r: PromotionResult) => `Knowledge promoted from session ${p.sid}: ${r.promoted.map((x) => x.promoted_id).join(', ')}`;
-    return promoteAndCommit(p.root.projectDir, DEFAULT_BASE_BRANCH, message, p.promote);
+    const [{ promoteAndCommit }, { promotionSubject }] = await Promise.all([import('../../daemon/checkoutKnowledge.js'), import('../../daemon/sharedKnowledge.js')]);
+    return promoteAndCommit(p.root.projectDir, DEFAULT_BASE_BRANCH, async (r: PromotionResult) => promotionSubject(`session ${p.sid}`, r), p.promote);
   }
   const project = projects.find((x) => real(x.repoPath) === dir);
   if (!project || (typeof project.config.remote === 'string' && project.config.remote)) return p.promote(p.root.projectDir);
