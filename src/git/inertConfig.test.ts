@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -56,6 +56,15 @@ describe('inertArgsCache', () => {
       writeFileSync(join(root, '.git', 'config'), '[core]\n\tbare = false\n');
       expect((await args(root, {})).config).toContain('filter.y.clean=');
       expect(reads).toBe(3);
+      // Rewritten with the same settings (git does so at every `git branch -D`: a new file renamed over it): not read again.
+      writeFileSync(join(root, '.git', 'config.new'), '[core]\n\tbare = false\n');
+      renameSync(join(root, '.git', 'config.new'), join(root, '.git', 'config'));
+      expect((await args(root, {})).config).toContain('filter.y.clean=');
+      expect(reads).toBe(3);
+      // Another setting of the same length, in place: read again.
+      writeFileSync(join(root, '.git', 'config'), '[core]\n\tbare = fals0\n');
+      await args(root, {});
+      expect(reads).toBe(4);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
