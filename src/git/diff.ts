@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { git } from './git.js';
 import { blobSizes } from './blobs.js';
 import { binaryTextOf, binaryTexts, blobTextDiff, lineCounts, showNuls } from './binaryText.js';
-import { gitdirPointer } from './onDisk.js';
+import { commonGitDir, gitdirPointer, nameOnDisk } from './onDisk.js';
 import { DIFF_CONFIG, DIFF_WHOLE, patchFileNames } from './patch.js';
 
 export interface DiffStats {
@@ -114,18 +114,39 @@ function globMatches(tokens: GlobToken[], file: string): boolean {
  */
 async function committedDiff(cwd: string, base: string, args: string[]): Promise<string> {
   const gitDir = gitdirPointer(cwd) ?? (await git(cwd, ['rev-parse', '--absolute-git-dir'])).stdout.trim();
-  const attributes = await git(cwd, ['cat-file', 'blob', '--end-of-options', `${base}:.gitattributes`], { okCodes: [128] });
+  const attributes = await baseAttributes(cwd, gitDir, base);
   // DIFF_CONFIG, DIFF_WHOLE: with diff.ignoreSubmodules=all in the shared config a gitlink was in no list
   // (strayGitlinks passed it); with core.bigFileThreshold=1 every file was binary, and its lines none; a
   // diff.orderFile naming a FIFO hung git.
-  if (attributes.code !== 0) return (await git(gitDir, [...DIFF_CONFIG, '-c', 'core.attributesFile=/dev/null', 'diff', ...DIFF_WHOLE, ...args])).stdout;
+  if (attributes === null) return (await git(gitDir, [...DIFF_CONFIG, '-c', 'core.attributesFile=/dev/null', 'diff', ...DIFF_WHOLE, ...args])).stdout;
   const dir = mkdtempSync(join(tmpdir(), 'maestro-attributes-'));
   try {
-    writeFileSync(join(dir, 'attributes'), attributes.stdout);
+    writeFileSync(join(dir, 'attributes'), attributes);
     return (await git(gitDir, [...DIFF_CONFIG, '-c', `core.attributesFile=${join(dir, 'attributes')}`, 'diff', ...DIFF_WHOLE, ...args])).stdout;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The root `.gitattributes` of commits diffs were read against (null: none there), the last few: a commit's never changes. */
+const attributesOf = new Map<string, string | null>();
+const ATTRIBUTES_KEPT = 32;
+
+/**
+ * The base's root `.gitattributes` (null when it has none). A task's diff gate and its review read their diffs
+ * against the same main, one `git cat-file` each (bench:daemon: 64 of 734 processes for 8 demo scenarios); the base
+ * named by a ref the files can say (nameOnDisk) is read once per commit.
+ */
+async function baseAttributes(cwd: string, gitDir: string, base: string): Promise<string | null> {
+  const commit = nameOnDisk(commonGitDir(gitDir), base);
+  if (commit !== undefined && attributesOf.has(commit)) return attributesOf.get(commit)!;
+  const read = await git(cwd, ['cat-file', 'blob', '--end-of-options', `${commit ?? base}:.gitattributes`], { okCodes: [128] });
+  const text = read.code === 0 ? read.stdout : null;
+  if (commit !== undefined) {
+    if (attributesOf.size >= ATTRIBUTES_KEPT) attributesOf.delete(attributesOf.keys().next().value!);
+    attributesOf.set(commit, text);
+  }
+  return text;
 }
 
 /** Changes from the merge-base of `base` and `head` to `head` (what merging head would bring). */

@@ -143,6 +143,25 @@ describe('git', () => {
     expect(await diffText(hidden.path, 'main', 'HEAD')).toContain('+sneaky()');
   });
 
+  it("reads the base's .gitattributes once per commit of it: again once main moved, as it says then", async () => {
+    // Its own text: a commit of the same tree, parent, author and second as another test's is that very commit.
+    commit(repo, '.gitattributes', '# read once per commit\npackage-lock.json -diff\n');
+    const wt = await ensureWorktree(spec('A'));
+    commit(wt.path, 'package-lock.json', '{}\n');
+    const reads: string[][] = [];
+    const unobserve = observeGit((c) => c.args.some((a) => a.endsWith(':.gitattributes')) && reads.push(c.args));
+    try {
+      expect(await diffText(wt.path, 'main', 'HEAD')).toContain('marks this text file -diff');
+      expect((await diffStats(wt.path, 'main', 'HEAD', [])).linesAdded).toBe(0);
+      expect(reads).toHaveLength(1);
+      commit(repo, '.gitattributes', '*.bin -diff\n');
+      expect(await diffText(wt.path, 'main', 'HEAD')).toContain('+{}');
+      expect(reads).toHaveLength(2);
+    } finally {
+      unobserve();
+    }
+  });
+
   it('matches ownedFiles as paths, folders and globs', () => {
     const m = ownedMatcher(['src/', 'lib/*.ts', 'docs/**', 'README.md']);
     expect(['src/a/b.ts', 'lib/x.ts', 'docs/a/b/c.md', 'README.md'].every(m)).toBe(true);

@@ -9,7 +9,7 @@ import { removeTempDirs, tempDir } from '../../test/helpers/db.js';
 import { git, makeRepo } from '../../test/helpers/repo.js';
 import { headSha, observeGit } from './git.js';
 import { tipsOf } from './merge.js';
-import { headCommit, readRef, registeredAt } from './onDisk.js';
+import { headCommit, nameOnDisk, readRef, registeredAt } from './onDisk.js';
 
 afterEach(() => removeTempDirs());
 
@@ -78,5 +78,22 @@ describe('where HEAD is, read from git\'s files', () => {
     expect(Object.fromEntries(await tipsOf(repo, ['refs/heads/main', 'refs/heads/none']))).toEqual({ 'refs/heads/main': second });
     unobserve();
     expect(calls.map((a) => a[0])).toEqual(['for-each-ref']);
+  });
+});
+
+describe('a short name read from git\'s files as git reads it', () => {
+  it('a branch, loose or packed, a remote-tracking branch, a tag before a branch of its name; git is asked for the rest', () => {
+    const repo = makeRepo();
+    const common = join(repo, '.git');
+    git(repo, 'commit', '-q', '--allow-empty', '-m', 'two');
+    git(repo, 'update-ref', 'refs/remotes/origin/main', 'HEAD~1');
+    git(repo, 'branch', 'v1', 'HEAD~1');
+    git(repo, 'tag', 'v1', 'HEAD');
+    for (const name of ['main', 'origin/main', 'v1']) expect(nameOnDisk(common, name)).toBe(git(repo, 'rev-parse', name));
+    git(repo, 'pack-refs', '--all');
+    for (const name of ['main', 'origin/main', 'v1']) expect(nameOnDisk(common, name)).toBe(git(repo, 'rev-parse', name));
+    const sha = git(repo, 'rev-parse', 'HEAD');
+    expect(nameOnDisk(common, sha)).toBe(sha);
+    for (const name of ['HEAD', 'main~1', 'main^', 'nothing', 'a..b', '@{u}']) expect(nameOnDisk(common, name)).toBeUndefined();
   });
 });

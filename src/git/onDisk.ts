@@ -48,6 +48,22 @@ export function readRef(gitDir: string, ref: string): string | null | undefined 
   return SHA.test(loose) ? loose : undefined;
 }
 
+/**
+ * The object a short name (`main`, `origin/main`, a tag) names, looked up as git does (`$GIT_DIR/<name>`, then under
+ * refs/, refs/tags/, refs/heads/, refs/remotes/, and refs/remotes/<name>/HEAD; the first found wins) in the common
+ * git dir `common`; a full id as it is. Undefined when git must be asked: a revision expression (`main~1`), a
+ * pseudo-ref (HEAD, which a worktree keeps for itself), or a ref the files cannot say (readRef).
+ */
+export function nameOnDisk(common: string, name: string): string | undefined {
+  if (SHA.test(name)) return name;
+  if (!/^[A-Za-z0-9._/-]+$/.test(name) || name.includes('..') || /^[A-Z_]+$/.test(name)) return undefined;
+  for (const ref of [name, `refs/${name}`, `refs/tags/${name}`, `refs/heads/${name}`, `refs/remotes/${name}`, `refs/remotes/${name}/HEAD`]) {
+    const at = readRef(common, ref);
+    if (at !== null) return at;
+  }
+  return undefined;
+}
+
 function packedRef(gitDir: string, ref: string): string | null | undefined {
   let packed: string;
   try {
