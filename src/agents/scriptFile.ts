@@ -124,6 +124,15 @@ export function parseScript(text: string, file: string): Script {
   throw new MaestroError('SCRIPT_INVALID', `invalid agent script: ${problems.join('; ')}`, { details: { file, problems } });
 }
 
+/** Scripts parsed in this process, by file and text: read-only to their users. */
+const parsed = new Map<string, { text: string; script: Script }>();
+const PARSED_KEPT = 16;
+
+/**
+ * The script in `file`, read each time and parsed again only when its text changed. A warm worker runs many runs
+ * of one script, and parsing its YAML was the scripted agent's largest cost (bench:daemon: 0.7 of a worker's
+ * 3.4 CPU s over 8 demo scenarios), a cost no real model's runs have, counted in every CPU-per-task figure.
+ */
 export function loadScript(file: string): Script {
   let text: string;
   try {
@@ -131,5 +140,11 @@ export function loadScript(file: string): Script {
   } catch (err) {
     throw new MaestroError('SCRIPT_INVALID', `cannot read agent script ${file}: ${(err as Error).message}`, { cause: err });
   }
-  return parseScript(text, file);
+  const known = parsed.get(file);
+  if (known?.text === text) return known.script;
+  const script = parseScript(text, file);
+  parsed.delete(file);
+  if (parsed.size >= PARSED_KEPT) parsed.delete(parsed.keys().next().value!);
+  parsed.set(file, { text, script });
+  return script;
 }

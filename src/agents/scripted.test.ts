@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createProvider } from './index.js';
-import { parseScript } from './scriptFile.js';
+import { loadScript, parseScript } from './scriptFile.js';
 import { ScriptedProvider, readCallLog } from './scripted.js';
 import { modelChain, resolveTiers } from './tiers.js';
 import type { AgentRequest } from './types.js';
@@ -22,6 +22,17 @@ function request(overrides: Partial<AgentRequest> = {}): AgentRequest {
 }
 
 describe('script files', () => {
+  it('are parsed once while their text stays, and again as soon as it changes, an error included', () => {
+    const file = join(dir, 'script.yaml');
+    writeFileSync(file, 'steps:\n  - match: { role: execute }\n    actions: [{ text: one }]\n');
+    const first = loadScript(file);
+    expect(loadScript(file)).toBe(first);
+    writeFileSync(file, 'steps:\n  - match: { role: execute }\n    actions: [{ text: two }]\n');
+    expect(loadScript(file).steps[0]!.actions).toEqual([{ text: 'two' }]);
+    writeFileSync(file, 'steps: []\n');
+    expect(() => loadScript(file)).toThrow(/invalid agent script/);
+  });
+
   it('names the file, line and field of a bad step', () => {
     const yaml = ['steps:', '  - match: { role: execute }', '    actions:', '      - write: { path: ../escape.txt, content: x }'].join('\n');
     expect(() => parseScript(yaml, 'demo.yaml')).toThrow(/demo\.yaml:4: steps\.0\.actions\.0/);
