@@ -38,10 +38,21 @@ export function othersProposing(self: string, runs: readonly Run[]): Run[] {
 export async function importKnowledgeElsewhere(store: Store, knowledge: KnowledgeBridge, home: string, self: string, task: Task, runs: readonly Run[]): Promise<NotImported[]> {
   const theirs = othersProposing(self, runs);
   if (!theirs.length) return [];
-  const stored = await store.runs.knowledgeOf(theirs.map((r) => r.id));
   const repoPath = workRepoOf(home, await store.projects.get(task.projectId));
   const left: NotImported[] = [];
+  // A stat per run first: each look at the gate read every run's whole stored ledger (up to 4 MB) before the
+  // import found its folder already here. Only the runs not here yet are asked of the database.
+  const missing: Run[] = [];
   for (const run of theirs) {
+    try {
+      if (!(await knowledge.runHere({ task, run: { id: run.id, kind: run.kind }, repoPath }))) missing.push(run);
+    } catch (err) {
+      left.push({ run, error: coerceError(err).message });
+    }
+  }
+  if (!missing.length) return left;
+  const stored = await store.runs.knowledgeOf(missing.map((r) => r.id));
+  for (const run of missing) {
     if (!stored.has(run.id)) {
       left.push({ run, error: null });
       continue;

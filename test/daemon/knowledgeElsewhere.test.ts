@@ -3,7 +3,7 @@
  * the task's detail (knowledgeElsewhere), and only those: one whose ledger was stored is imported into this
  * daemon's session and its candidate is reviewed here; one that staged nothing is not named; one that finished
  * before ledgers were stored (no row) is named with no error; one whose stored ledger does not read is named with
- * why, and nothing of it is imported.
+ * why, and nothing of it is imported. Looked at again, the gate reads no stored ledger of a run already imported.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { sessionIdFor, runIdFor } from '../../src/knowledge/lifecycle/bridge.js';
@@ -56,5 +56,19 @@ describe("a task's runs on another daemon, at its gate", () => {
     ]));
     const review = (await d.app.inject({ method: 'GET', url: `/api/knowledge/review/${sid}?projectId=${project.id}` })).json() as { candidates: Array<{ source_run: string; content: string; status: string }> };
     expect(review.candidates.map((c) => [c.source_run, c.content, c.status])).toEqual([[runIdFor(stored.id), CONTENT, 'pending']]);
+
+    // Looked at again, the gate reads no ledger of a run already here (a stored ledger may be 4 MB): the store's
+    // knowledgeOf is counted through the daemon's own store. Only the refused ledger is read again, to say why.
+    const read: string[] = [];
+    const knowledgeOf = store.runs.knowledgeOf;
+    store.runs.knowledgeOf = async (ids) => {
+      const rows = await knowledgeOf(ids);
+      for (const [id, ledger] of rows) if (ledger !== null) read.push(id);
+      return rows;
+    };
+    expect(byRun((await detail()).knowledgeElsewhere.map((r) => [r.runId, r.error]))).toEqual(byRun(named.map((r) => [r.runId, r.error])));
+    const again = (await d.app.inject({ method: 'GET', url: `/api/knowledge/review/${sid}?projectId=${project.id}` })).json() as typeof review;
+    expect(again.candidates.map((c) => [c.source_run, c.content, c.status])).toEqual([[runIdFor(stored.id), CONTENT, 'pending']]);
+    expect(read).toEqual([bad.id, bad.id]);
   });
 });

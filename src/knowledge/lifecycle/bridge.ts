@@ -26,7 +26,7 @@ import { briefFromIndex, type BriefLookup } from './briefSearch.js';
 import type { KnowledgeService } from '../service.js';
 import { createRun, createSession, isSealed, readRun, readSession } from './session/store.js';
 import { AGENT_REPORT_PATH } from './agentReport.js';
-import { importStoredRun } from './session/importRun.js';
+import { importStoredRun, runHere } from './session/importRun.js';
 import { createLifecycleContext, type LifecycleContext } from './context.js';
 
 export interface BridgeRunInfo {
@@ -189,6 +189,14 @@ export class KnowledgeBridge {
     const root = this.rootFor(info.repoPath);
     const ledger = readLedger(runSource(root, sessionIdFor(info.task.id), runIdFor(info.run.id)).ledgerPath);
     return ledger ? JSON.stringify(ledger) : null;
+  }
+
+  /**
+   * Whether a run of the task is already in this host's session (ran here, or imported before): its stored ledger
+   * need not be read (session/importRun.ts runHere).
+   */
+  runHere(info: Omit<BridgeRunInfo, 'runDir'>): Promise<boolean> {
+    return runHere(this.lc, this.rootFor(info.repoPath), sessionIdFor(info.task.id), runIdFor(info.run.id));
   }
 
   /**

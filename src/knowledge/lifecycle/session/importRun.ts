@@ -47,9 +47,8 @@ export interface StoredRun {
  * `ensureSession` makes the session (and whatever goes with it) once the ledger is known to be good.
  */
 export async function importStoredRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, run: StoredRun, ensureSession: () => void): Promise<'imported' | 'here'> {
+  if (await runHere(lc, root, sid, run.rid)) return 'here';
   const dir = runDir(root, sid, run.rid);
-  assertSourceInside(root, sid, run.rid, 'write');
-  if (lstatSync(dir, { throwIfNoEntry: false })) return sealIfImported(lc, root, sid, run.rid);
   const ledger = storedLedger(sid, run);
   ensureSession();
   const now = new Date().toISOString();
@@ -70,6 +69,18 @@ export async function importStoredRun(lc: LifecycleContext, root: WorkflowRoot, 
   return 'imported';
 }
 
+/**
+ * Whether the run's folder is already in the session (this host ran it, or imported it before). Asked before its
+ * stored ledger is read (up to 4 MB from the database; daemon/knowledgeImport.ts), so a gate looked at again reads
+ * none: one stat per run. An import stopped between its rename and its seal is sealed now.
+ */
+export async function runHere(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): Promise<boolean> {
+  assertSourceInside(root, sid, rid, 'write');
+  if (!lstatSync(runDir(root, sid, rid), { throwIfNoEntry: false })) return false;
+  await sealIfImported(lc, root, sid, rid);
+  return true;
+}
+
 /** Scores the imported run's candidates ahead, in slices, then seals it unless an import at the same time did. */
 async function sealImported(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): Promise<void> {
   await scoreSourcesAhead(lc, root, [runSourceInside(root, sid, rid)]);
@@ -80,12 +91,11 @@ async function sealImported(lc: LifecycleContext, root: WorkflowRoot, sid: strin
  * A plain run folder (not a link to this host's run directory, as the orchestrator's are) left unsealed: an import
  * stopped between its rename and its seal. Sealed now; a run folder of this host is left as it is.
  */
-async function sealIfImported(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): Promise<'here'> {
+async function sealIfImported(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): Promise<void> {
   const dir = runDir(root, sid, rid);
-  if (lstatSync(dir).isSymbolicLink() || !existsSync(join(dir, 'run.json'))) return 'here';
+  if (lstatSync(dir).isSymbolicLink() || !existsSync(join(dir, 'run.json'))) return;
   const doc = readRun(root, sid, rid);
   if (!isSealed(doc) && doc.status === 'completed' && doc.actor_id === 'maestro') await sealImported(lc, root, sid, rid);
-  return 'here';
 }
 
 /** The stored ledger, read as its file would be: the same size cap and schema, and it must be this run's. */
