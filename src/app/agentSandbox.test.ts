@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../config/config.js';
 import { bwrapUnusable } from '../../test/helpers/bwrap.js';
+import { sandboxSpecFor } from '../daemon/jobs.js';
 import { socketScopeProblem } from '../lib/sandbox.js';
 import { announceAgentSandbox, settleAgentSandbox } from './agentSandbox.js';
 
@@ -36,13 +37,17 @@ describe('settling the agent sandbox at daemon start', () => {
     expect(announceAgentSandbox(state).warning).toBeNull();
   });
 
-  it.skipIf(unusable)('"auto" where bwrap works: the sandbox', () => {
+  it.skipIf(unusable)('"auto" where bwrap works: the sandbox, and its answer on socket scoping in every spec it hands on', () => {
     const { config: settled, state } = settleAgentSandbox(config(), process.env);
-    expect(settled.agentSandbox).toMatchObject({ kind: 'bwrap', required: false });
     // Whether this machine's kernel scopes abstract sockets (Linux 6.12+ does): the warning below is for one that cannot.
     const sockets = socketScopeProblem(process.env);
+    const answer = sockets === null ? { scoped: true } : { scoped: false, reason: sockets };
+    expect(settled.agentSandbox).toMatchObject({ kind: 'bwrap', required: false, sockets: answer });
+    // A run's job, a hook's and the observer's agent carry it: no worker probes again (test/executor/socketScopeGiven.test.ts).
+    expect(sandboxSpecFor(settled, root)?.sockets).toEqual(answer);
     expect(state).toEqual({ kind: 'bwrap', reason: null, unintended: false, sockets });
     if (sockets === null) expect(announceAgentSandbox(state)).toEqual({ words: 'agents in the bwrap sandbox', warning: null });
+    else console.warn(`\n*** SKIPPED in agentSandbox.test.ts: the start line without a warning (this kernel scopes no abstract sockets: ${sockets}); the warning's own case below still runs ***\n`);
   });
 
   it('in a sandbox whose abstract sockets this kernel cannot scope, the start line warns and says why', () => {

@@ -10,7 +10,7 @@ import type { MaestroConfig } from '../config/config.js';
 import { MaestroError } from '../core/errors.js';
 import { sandboxSpecFor } from '../daemon/jobs.js';
 import { socketsWarning } from '../core/daemonText.js';
-import { sandboxProblem, socketScopeProblem } from '../lib/sandbox.js';
+import { sandboxProblem, socketScopeOf } from '../lib/sandbox.js';
 import type { ObserverConfig } from '../observer/config.js';
 
 /** How agents run in this daemon, as GET /api/health reports it. */
@@ -30,7 +30,11 @@ export const SANDBOX_OFF_BY_CHOICE = 'agentSandbox is "off" (config.json or MAES
 export function settleAgentSandbox(config: MaestroConfig, env: NodeJS.ProcessEnv): { config: MaestroConfig; state: AgentSandboxState } {
   if (!config.agentSandbox) return { config, state: { kind: 'off', reason: SANDBOX_OFF_BY_CHOICE, unintended: false } };
   const problem = sandboxProblem(env);
-  if (!problem) return { config, state: { kind: 'bwrap', reason: null, unintended: false, sockets: socketScopeProblem(env) } };
+  if (!problem) {
+    // Asked once here; the answer travels in every sandbox spec (daemon/jobs.ts sandboxSpecFor), so no worker asks again.
+    const sockets = socketScopeOf({ kind: 'bwrap', hide: [], readOnly: [], writable: [] }, env);
+    return { config: { ...config, agentSandbox: { ...config.agentSandbox, sockets } }, state: { kind: 'bwrap', reason: null, unintended: false, sockets: sockets.scoped ? null : sockets.reason } };
+  }
   // Asked for by name: agents never run without it.
   if (config.agentSandbox.required) throw new MaestroError('CONFIG_INVALID', `agentSandbox is "bwrap", but ${problem}; or set agentSandbox to "off".`);
   const reason = `${problem}; or set agentSandbox to "off" if agents are meant to run as you`;

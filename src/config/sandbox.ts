@@ -15,6 +15,7 @@
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { holds } from '../lib/paths.js';
+import type { SocketScope } from '../lib/sandbox.js';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
 
@@ -56,6 +57,8 @@ export interface AgentSandboxConfig {
   /** Absolute paths, the defaults included. */
   hide: string[];
   writable: string[];
+  /** Whether its abstract sockets are scoped here, once the daemon has asked at start (app/agentSandbox.ts); every spec made from this carries it. */
+  sockets?: SocketScope;
 }
 
 function expand(p: string, home: string | undefined, where: string): string {

@@ -33,7 +33,15 @@ export interface SandboxSpec {
   readOnly: string[];
   /** Writable besides the worktree (an agent CLI's state folder); the rest of the filesystem is read-only. */
   writable: string[];
+  /**
+   * Whether this machine scopes a sandbox's abstract sockets, as the daemon settled it at start
+   * (app/agentSandbox.ts): a worker told so starts no probe of its own. Absent: the process asks once (socketScopeOf).
+   */
+  sockets?: SocketScope;
 }
+
+/** Scoped (socketScopeProblem found none), or not, and why. */
+export type SocketScope = { scoped: true } | { scoped: false; reason: string };
 
 /** A run's sandbox: its spec and the task's worktree, the one folder of the project it may write (none for a plan). */
 export interface RunSandbox {
@@ -103,7 +111,7 @@ function scratchCaches(spec: SandboxSpec): string[] {
 /** The command to start, in `cwd`, in place of `file args`: itself without a sandbox, bwrap with one. */
 export function sandboxed(sandbox: RunSandbox | null | undefined, cwd: string, file: string, args: readonly string[]): { file: string; args: string[] } {
   if (!sandbox) return { file, args: [...args] };
-  const scoped = socketScopeProblem() === null;
+  const { scoped } = socketScopeOf(sandbox.spec);
   // PERL_BADLANG=0: no warning from perl on every run where the locale named is not installed.
   const quiet = scoped ? ['--setenv', 'PERL_BADLANG', '0'] : [];
   return { file: 'bwrap', args: [...bwrapArgs(sandbox.spec, sandbox.worktree, cwd, sandbox.runFolder), ...quiet, '--', ...(scoped ? [PERL, '-e', SCOPE_SCRIPT] : []), file, ...args] };
@@ -141,6 +149,16 @@ export function socketScopeProblem(env?: NodeJS.ProcessEnv): string | null {
   if (!probe.error && probe.status === 0) return (scopeProblem = null);
   const why = (probe.stderr || probe.error?.message || `exit ${probe.status}`).trim();
   return (scopeProblem = `this kernel cannot scope them with Landlock (Linux 6.12 or later can): ${why}`);
+}
+
+/**
+ * What the spec says of its abstract sockets, or, when it says nothing, this process's own probe (a bwrap and a perl
+ * start, once per process). The daemon settles it at start and each sandbox spec it hands on carries its answer.
+ */
+export function socketScopeOf(spec: SandboxSpec, env?: NodeJS.ProcessEnv): SocketScope {
+  if (spec.sockets) return spec.sockets;
+  const reason = socketScopeProblem(env);
+  return reason === null ? { scoped: true } : { scoped: false, reason };
 }
 
 const under = (p: string, folder: string) => p === folder || p.startsWith(folder.endsWith(sep) ? folder : folder + sep);

@@ -187,6 +187,11 @@ export const jobSchema = z.object({
     hide: z.array(z.string().min(1)),
     readOnly: z.array(z.string().min(1)),
     writable: z.array(z.string().min(1)),
+    /** The daemon's answer on scoping abstract sockets (lib/sandbox.ts SocketScope); absent, the worker asks itself. */
+    sockets: z.discriminatedUnion('scoped', [
+      z.object({ scoped: z.literal(true) }).strict(),
+      z.object({ scoped: z.literal(false), reason: z.string().min(1) }).strict(),
+    ]).optional(),
   }).strict().nullable().default(null),
 }).strict().transform((job) => ({ ...job, model: { ...job.model, tier: job.model.tier ?? job.task.complexity } }));
 

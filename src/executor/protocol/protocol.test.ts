@@ -39,6 +39,15 @@ describe('job.json', () => {
     expect(() => parseJob({ ...job, taskId: 'a b/../c' })).toThrow(/taskId: task ids name branches/);
   });
 
+  it("carries the daemon's word on socket scoping in the sandbox, and refuses one that is not a word it gives", () => {
+    const box = { kind: 'bwrap', hide: [], readOnly: [], writable: [] };
+    expect(parseJob({ ...job, sandbox: { ...box, sockets: { scoped: false, reason: 'EINVAL' } } }).sandbox?.sockets).toEqual({ scoped: false, reason: 'EINVAL' });
+    expect(parseJob({ ...job, sandbox: box }).sandbox?.sockets).toBeUndefined();
+    expect(() => parseJob({ ...job, sandbox: { ...box, sockets: { scoped: false } } })).toThrow(/sandbox\.sockets\.reason: /);
+    expect(() => parseJob({ ...job, sandbox: { ...box, sockets: { scoped: 'yes' } } })).toThrow(/sandbox\.sockets\.scoped: /);
+    expect(() => parseJob({ ...job, sandbox: { ...box, sockets: { scoped: true, reason: 'x' } } })).toThrow(/sandbox\.sockets: Unrecognized key/);
+  });
+
   it('refuses a heartbeat, poll or timeout longer than a Node timer holds, naming the field and the limit', () => {
     const tooLong = { ...job, heartbeatMs: 2 ** 31, inboxPollMs: 2 ** 31, limits: { agentTimeoutMs: 3e9 }, checks: [{ name: 't', command: 'true', timeoutMs: 3e9 }] };
     const limit = 'must be at most 2147483647 ms \\(about 24.8 days\\), the longest a Node timer holds';
