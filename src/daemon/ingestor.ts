@@ -122,7 +122,11 @@ export class Ingestor {
   async stop(): Promise<void> {
     for (const id of [...this.watched.keys()]) this.unfollow(id);
     await Promise.all(this.inFlight.values());
-    await Promise.allSettled([...this.afterFinal]);
+    if (this.afterFinal.size) {
+      // Said, as the stop's other waits are: a stop that takes a moment longer says what it waits for.
+      this.opts.log?.info({ runs: this.afterFinal.size }, "waiting for finished runs' knowledge to be stored before their tasks are let go");
+      await Promise.allSettled([...this.afterFinal]);
+    }
   }
 
   /** The run's ingest under way, if one is (its final record may be waiting for the branch's push). */
