@@ -61,6 +61,25 @@ describe('maestro knowledge promote in a project\'s own checkout', { timeout: bu
     expectPromotedCommit(repo, before, r.stdout, new RegExp(`^Knowledge promoted from session ${SID}: S-\\S+$`));
   });
 
+  it("with no daemon, in a project whose base is trunk: commits on trunk, as the daemon's database records the project", async () => {
+    const home = tempDir('maestro-home-');
+    const env = { MAESTRO_HOME: home, MAESTRO_URL: 'http://127.0.0.1:4551' };
+    const { repo, candidate } = await checkout(env);
+    git(repo, 'branch', '-m', 'main', 'trunk');
+    // Registered while a daemon ran (a repository with no main: its project's base is the branch it is on), then stopped.
+    const d = await startTestDaemon({ home, tickMs: 100 });
+    const registered = await d.app.inject({ method: 'POST', url: '/api/projects', payload: { name: 'trunked', repoPath: repo } });
+    expect(registered.statusCode, registered.body).toBe(201);
+    expect(registered.json().project.config.baseBranch).toBe('trunk');
+    await d.stop({ graceMs: 0 });
+    const before = git(repo, 'rev-parse', 'trunk');
+    const r = await maestro(['knowledge', 'promote', TASK, '--candidate', candidate, '--workflow-root', repo], env);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(git(repo, 'rev-list', '--count', `${before}..trunk`)).toBe('1');
+    expect(git(repo, 'show', '--name-only', '--format=', 'trunk')).toBe('.workflow/specs/coding-conventions.md');
+    expect(r.stdout).toContain(`Committed in ${repo} (${git(repo, 'rev-parse', 'trunk').slice(0, 12)}): .workflow/specs/coding-conventions.md\n`);
+  });
+
   it('with no daemon, in a checkout on another branch: the files are written, not committed, and why', async () => {
     const env = { MAESTRO_HOME: tempDir('maestro-home-'), MAESTRO_URL: 'http://127.0.0.1:4551' };
     const { repo, candidate } = await checkout(env);

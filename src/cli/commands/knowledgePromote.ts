@@ -6,7 +6,8 @@
  * - A daemon answers and the folder is one of its projects' own checkout: the daemon promotes (its review route),
  *   under the project's merge lease, so no merge of its train lands in the checkout meanwhile.
  * - No daemon answers: nothing merges into the checkout now, so the promotion is committed here directly, with the
- *   same rules; the project's base branch is not known without the daemon, so it is taken as `main` (the default).
+ *   same rules, on the project's base branch as the daemon's database records it (baseBranchOffline); a folder that
+ *   is no project there, or a database that cannot be read, is taken to be on `main` (the default).
  * - A daemon answers but refuses the question (a token it does not take): its merges may land in the checkout, so
  *   the files are written, not committed, and the output says why.
  * - A project on a shared remote (the daemon works in its own clone, and the board pushes promotions to the remote's
@@ -14,7 +15,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { isMaestroError, MaestroError } from '../../core/errors.js';
-import { DEFAULT_BASE_BRANCH } from '../../core/baseBranch.js';
+import { baseBranchOf, DEFAULT_BASE_BRANCH } from '../../core/baseBranch.js';
 import type { Project } from '../../core/types.js';
 import type { ProjectList } from '../../api/wire/responses.js';
 import type { PromotionResult } from '../../knowledge/lifecycle/promote/promote.js';
@@ -55,7 +56,7 @@ export async function promoteHere(p: PromoteHere): Promise<Promotion> {
   if (projects === null) {
     if (!(await isCheckout(p.root.projectDir))) return p.promote(p.root.projectDir);
     const [{ promoteAndCommit }, { promotionSubject }] = await Promise.all([import('../../daemon/checkoutKnowledge.js'), import('../../daemon/sharedKnowledge.js')]);
-    return promoteAndCommit(p.root.projectDir, DEFAULT_BASE_BRANCH, async (r: PromotionResult) => promotionSubject(`session ${p.sid}`, r), p.promote);
+    return promoteAndCommit(p.root.projectDir, await baseBranchOffline(p.env, dir), async (r: PromotionResult) => promotionSubject(`session ${p.sid}`, r), p.promote);
   }
   const project = projects.find((x) => real(x.repoPath) === dir);
   if (!project || (typeof project.config.remote === 'string' && project.config.remote)) return p.promote(p.root.projectDir);
@@ -70,6 +71,32 @@ export function commitLines(r: Promotion, root: WorkflowRoot): string[] {
   if (!r.commit) return [`Written to ${root.workflowDir}, not committed: ${yours('the new files there')}`];
   const { sha, files, uncommitted, why } = r.commit;
   return [...(sha ? [`Committed in ${root.projectDir} (${sha.slice(0, 12)}): ${files.join(', ')}`] : []), ...(uncommitted.length ? [`Not committed: ${uncommitted.join(', ')}: ${why}; ${yours('them yourself')}`] : [])];
+}
+
+/**
+ * The base branch of the project whose checkout `dir` (a real path) is, read from the daemon's database while no
+ * daemon runs, as the daemon reads it (core/baseBranch.ts: its config's `baseBranch`, else `main`). Registered with
+ * no `main`, a repository's project takes the branch it is on (`trunk`, say); taken as `main`, its promotions were
+ * left uncommitted ("the checkout is on trunk, not main"). Read only: the SQLite file is never made nor migrated.
+ */
+async function baseBranchOffline(env: Env, dir: string): Promise<string> {
+  const [{ resolveConfig }, { sqlitePath }, { openSqlite }, { openPostgres }, { listProjects }] = await Promise.all([
+    import('../../config/config.js'), import('../../daemon/homeCheck.js'), import('../../store/sqlite.js'), import('../../store/postgres.js'), import('../../store/ops/projects.js'),
+  ]);
+  try {
+    const { database } = resolveConfig({}, env);
+    const path = sqlitePath(database);
+    const db = path ? openSqlite(path, { readonly: true }) : database.startsWith('postgres') ? openPostgres(database) : null;
+    if (!db) return DEFAULT_BASE_BRANCH;
+    try {
+      const project = (await listProjects(db)).find((x) => real(x.repoPath) === dir);
+      return project ? baseBranchOf(project) : DEFAULT_BASE_BRANCH;
+    } finally {
+      await db.close();
+    }
+  } catch {
+    return DEFAULT_BASE_BRANCH; // no database yet, or none that answers: nothing says otherwise
+  }
 }
 
 /** A git work tree's top (a folder that is no checkout gets its files written, nothing committed). */
