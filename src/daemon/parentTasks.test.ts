@@ -50,7 +50,12 @@ describe('finishParents', () => {
     const { s, parent, kids } = await decomposed();
     await walk(s, kids[0].id, DONE);
     await walk(s, kids[1].id, DONE);
+    // A parent still waiting costs no read of its subtasks (one query names the settled ones): a merge tick did one per parent.
+    const list = s.tasks.list;
+    const reads: unknown[] = [];
+    s.tasks.list = (filter) => (reads.push(filter), list(filter));
     expect((await after(s, parent)).status).toBe('waiting_children');
+    expect(reads.filter((f) => (f as { parentId?: string } | undefined)?.parentId)).toEqual([]);
     await walk(s, kids[2].id, DONE);
     expect(await after(s, parent)).toMatchObject({ status: 'done', event: { from: 'waiting_children', to: 'done', reason: 'all subtasks done' } });
   });

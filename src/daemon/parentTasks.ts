@@ -12,17 +12,16 @@ import type { Store } from '../store/store.js';
 
 /** Moves every parent whose current subtasks are all finished to done, or to needs_attention if one was cancelled. */
 export async function finishParents(store: Store, onChange: () => void): Promise<void> {
-  const waiting = await store.tasks.list({ status: 'waiting_children', limit: 10_000 });
-  for (const parent of waiting) {
-    const children = await store.tasks.list({ parentId: parent.id, limit: 10_000 });
+  for (const id of await store.tasks.settledParents()) {
+    const children = await store.tasks.list({ parentId: id, limit: 10_000 });
     const current = children.filter((c) => c.status !== 'superseded');
     if (!current.every((c) => FINISHED_STATUSES.includes(c.status))) continue;
     const cancelled = current.filter((c) => c.status === 'cancelled');
     if (current.length && !cancelled.length) {
-      await store.tasks.transition(parent.id, 'done', { from: 'waiting_children', reason: 'all subtasks done' });
+      await store.tasks.transition(id, 'done', { from: 'waiting_children', reason: 'all subtasks done' });
     } else {
       const reason = unfinishedReason(cancelled);
-      await store.tasks.transition(parent.id, 'needs_attention', { from: 'waiting_children', fields: { lastRunError: reason }, reason });
+      await store.tasks.transition(id, 'needs_attention', { from: 'waiting_children', fields: { lastRunError: reason }, reason });
     }
     onChange();
   }

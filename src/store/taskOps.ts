@@ -19,7 +19,7 @@ import { appendEvent, type NewEvent } from './ops/events.js';
 import { approveGate, rejectGate, type LineComment } from './ops/gates.js';
 import { assertActive } from './ops/projects.js';
 import { countTasks, findTask, getTask, listTasks, taskRow, tasksByIds, type TaskFilter } from './ops/getTask.js';
-import { cancelTask, hasSubtasks, retryWithSubtasks } from './ops/taskTree.js';
+import { cancelTask, hasSubtasks, retryWithSubtasks, settledParentIds } from './ops/taskTree.js';
 import { backToMerging, freshVersion, parkedWhileMerging, takeResolution } from './ops/conflictRetry.js';
 import { forgetMergeCheck } from './ops/forgetMergeCheck.js';
 import { transitionTask, type TransitionFields } from './ops/transitionTask.js';
@@ -55,6 +55,8 @@ export function taskRecords({ db, tx }: TaskOpsContext) {
     /** Every task among `ids`, however many (list's `ids` takes at most 1,000). */
     byIds: (ids: Iterable<string>) => tasksByIds(db, ids),
     superseded: (ids: readonly string[], projectId?: string) => supersededVersions(db, ids, projectId),
+    /** Parents waiting for subtasks that are all over (ops/taskTree.ts). */
+    settledParents: () => settledParentIds(db),
     edit: (id: string, edit: TaskEdit) =>
       tx('tasks.edit', async (q, now) => {
         const task = await editTask(q, id, edit, now);

@@ -574,6 +574,33 @@ export function defineStoreContract(label: string, fresh: () => Promise<{ db: DB
       expect((await store.tasks.get(t.id)).approvals).toEqual(second.approvals);
     });
 
+    it('names the decomposed parents whose subtasks are all over, in one read, and no other', async () => {
+      const p = await project();
+      const subtasks = ['One', 'Two'].map((title) => ({ title, complexity: 'easy', priority: 1, deps: [], ownedFiles: [], expectedOutput: null }));
+      const decomposed = async (title: string) => {
+        const t = await store.tasks.create({ projectId: p.id, title });
+        for (const s of ['queued', 'planning'] as const) await store.tasks.transition(t.id, s);
+        await store.tasks.transition(t.id, 'plan_review', { fields: { plan: 'Two steps.', result: { kind: 'plan', subtasks } } });
+        await store.tasks.approve(t.id, 'plan_review', 'ann');
+        return { id: t.id, kids: await store.tasks.list({ parentId: t.id }) };
+      };
+      const [settled, cancelledOne, busy] = [await decomposed('Settled'), await decomposed('Cancelled one'), await decomposed('Busy')];
+      expect(await store.tasks.settledParents()).toEqual([]);
+      const done = async (id: string) => {
+        for (const s of ['queued', 'executing', 'reviewing', 'merging', 'done'] as const) await store.tasks.transition(id, s);
+      };
+      for (const k of settled.kids) await done(k.id);
+      await done(cancelledOne.kids[0]!.id);
+      await store.tasks.cancel(cancelledOne.kids[1]!.id, { reason: 'not needed' });
+      await done(busy.kids[0]!.id);
+      await store.tasks.transition(busy.kids[1]!.id, 'queued');
+      // Created in the same millisecond (this clock): in id order then.
+      expect(await store.tasks.settledParents()).toEqual([settled.id, cancelledOne.id].sort());
+      // One no longer waiting is not named, whatever its subtasks.
+      await store.tasks.transition(settled.id, 'done');
+      expect(await store.tasks.settledParents()).toEqual([cancelledOne.id]);
+    });
+
     it('reports malformed JSON in a stored column with table, column and row', async () => {
       const p = await project();
       const t = await store.tasks.create({ projectId: p.id, title: 'Corrupt' });
