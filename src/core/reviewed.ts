@@ -36,6 +36,23 @@ export interface MergeChecked {
   commitSha: string;
   /** Merge checks that passed for this approval (the base moved again after each but the last). */
   rounds: number;
+  /** A check of several changes together (daemon/mergeBatch.ts): the chain it passed on; absent for a check of this change alone. */
+  batch?: CheckedBatch;
+}
+
+/**
+ * The chain a merge check of several changes passed on (daemon/mergeBatch.ts): from the base, each car's commit
+ * merged in turn, a merge commit each, the first the task whose check it was (its `commitSha` the chain's tip).
+ */
+export interface CheckedBatch {
+  /** Where the check started the task's branch from: its reviewed commit before this check (the chain's first car). */
+  from: string;
+  /** The task's merge check before this one (what its branch held at `from`), put back when this one stops counting. */
+  before: unknown;
+  /** The base commit the chain was built on: it lands only on that main. */
+  base: string;
+  /** In chain order, the task first: each task, the commit merged for it and its merge commit in the chain. */
+  cars: Array<{ taskId: string; commit: string; sha: string }>;
 }
 
 /**
@@ -45,7 +62,28 @@ export interface MergeChecked {
 export function mergeChecked(task: Task): MergeChecked | null {
   const m = task.result?.mergeChecked as Partial<MergeChecked> | undefined;
   if (!m || typeof m.commitSha !== 'string' || typeof m.approved !== 'string') return null;
-  return m.approved === approvedCommit(task) ? { approved: m.approved, commitSha: m.commitSha, rounds: typeof m.rounds === 'number' ? m.rounds : 1 } : null;
+  if (m.approved !== approvedCommit(task)) return null;
+  const batch = isBatch(m.batch) ? { batch: m.batch } : {};
+  return { approved: m.approved, commitSha: m.commitSha, rounds: typeof m.rounds === 'number' ? m.rounds : 1, ...batch };
+}
+
+function isBatch(b: unknown): b is CheckedBatch {
+  const x = b as Partial<CheckedBatch> | undefined;
+  return !!x && typeof x.from === 'string' && typeof x.base === 'string' && Array.isArray(x.cars) && x.cars.length > 1;
+}
+
+/** The commit the task's next merge check starts its branch from: before a check of several changes, what its branch held. */
+export function checkStart(task: Task): string | null {
+  return mergeChecked(task)?.batch?.from ?? reviewedCommit(task);
+}
+
+/**
+ * Whether a check of several changes together failed with this task in it (result.mergeAlone, the approved commit it
+ * was then): it is checked alone from now on, so the change that breaks the checks is found by its own check.
+ */
+export function mergeAlone(task: Task): boolean {
+  const alone = task.result?.mergeAlone;
+  return typeof alone === 'string' && alone === approvedCommit(task);
 }
 
 /** Statuses in which a run may still move the task's branch: its change is the tip's, the work so far. */

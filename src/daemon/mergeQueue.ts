@@ -13,7 +13,8 @@
  * nothing else of it lands, and the train stops at the first car it leaves out for one. Else every car approved
  * together would be checked on the same main, the first to pass would land and move it, and each of the others would
  * be checked again, the fourth of them past MAX_CHECK_ROUNDS: a person asked though nothing else moved main. A car
- * whose check passed goes first in its train, on the main it was checked with.
+ * whose check passed goes first in its train, on the main it was checked with. The cars due behind the first one
+ * left out are checked together with it, up to MAX_BATCH, in one run (mergeBatch.ts): one check for several changes.
  *
  * No checks configured, `ff-only` (a conflict run brings main in, and runs the checks), or a fast-forward: nothing
  * changes, no run, no cost.
@@ -45,10 +46,11 @@ export function inQueueOrder(due: Task[], checking: boolean): Task[] {
 /**
  * The `merge.check` event of a car left out for its merge check, said under the lease and naming this daemon: another
  * daemon's train that takes the lease before the run starts leaves the task alone (store/ops/daemons.ts conflictHeldElsewhere).
+ * It names the riders checked together with the car (mergeBatch.ts): the check run's job reads them from it (ridersOf).
  */
 export function checkEvent(o: Extract<CarOutcome, { kind: 'check' }>, owner: string) {
   const round = (mergeChecked(o.car.task)?.rounds ?? 0) + 1;
-  return { projectId: o.car.task.projectId, taskId: o.car.task.id, type: 'merge.check', payload: { branch: o.car.branch, tip: o.car.tip, base: o.head, round, maxRounds: MAX_CHECK_ROUNDS, owner } };
+  return { projectId: o.car.task.projectId, taskId: o.car.task.id, type: 'merge.check', payload: { branch: o.car.branch, tip: o.car.tip, base: o.head, round, maxRounds: MAX_CHECK_ROUNDS, owner, riders: o.riders } };
 }
 
 /** Why a merge is not checked again: the base moved under each of its checks. */

@@ -4,7 +4,8 @@
  * all of them. Each car is merged onto what the cars before it left; one that
  * conflicts (main is left as it was before it) or that the before:merge hook
  * refuses drops out, and the cars behind it go on; so does one that must have the project's checks run on its
- * merge with main first (mergeQueue.ts: main moved since its branch), which lands once they passed. Nothing here writes to the
+ * merge with main first (mergeQueue.ts: main moved since its branch), which lands once they passed, with the cars
+ * behind it checked together with it (mergeBatch.ts). Nothing here writes to the
  * database: the MergeCoordinator records each merge once the push succeeded.
  *
  * Why: with three daemons on one remote, merges queued behind one merge lease
@@ -28,6 +29,7 @@ import { mergeBranch } from '../git/merge.js';
 import { readRef } from '../git/onDisk.js';
 import { filesRunningElsewhere } from '../git/runsElsewhere.js';
 import { changedSteering } from '../git/steering.js';
+import { chainFor, ridersFor, type Rider } from './mergeBatch.js';
 
 /** The task to merge, its branch, the full ref its commit is read from and that commit. */
 export interface Car {
@@ -41,8 +43,11 @@ export type CarOutcome =
   | { kind: 'merged'; car: Car; sha: string; previousSha: string; fastForward: boolean; settingsFiles: string[]; runsElsewhere: string[] }
   | { kind: 'conflict'; car: Car; message: string; files: string[] }
   | { kind: 'attention'; car: Car; reason: string }
-  /** The base moved since the car's branch and the project has checks: they run on the merged tree first (a merge check run). */
-  | { kind: 'check'; car: Car; head: string }
+  /**
+   * The base moved since the car's branch and the project has checks: they run on the merged tree first (a merge check
+   * run), with the `riders` behind it merged in too (mergeBatch.ts).
+   */
+  | { kind: 'check'; car: Car; head: string; riders: Rider[] }
   /** The checkout's index is locked (REPO_LOCKED): the caller waits for a momentary lock, or parks the car. */
   | { kind: 'locked'; car: Car; error: MaestroError };
 
@@ -77,23 +82,48 @@ export async function runTrain(opts: TrainOptions): Promise<CarOutcome[]> {
   let head = opts.head ?? (await git(opts.repo, ['rev-parse', '--verify', 'HEAD'])).stdout.trim();
   // Looked for once, from main as the train finds it: a path a car before this one adds is tracked once it merged.
   const ignored = opts.personsCheckout ? await ignoredInTheWay(opts.repo, head, opts.cars.map((c) => c.tip)) : new Map<string, IgnoredInTheWay[]>();
-  for (const car of opts.cars) {
+  // Riders of a checked chain, landed with their leader.
+  const landedWith = new Set<string>();
+  for (const [i, car] of opts.cars.entries()) {
+    if (landedWith.has(car.task.id)) continue;
     const inTheWay = ignored.get(car.tip);
     if (inTheWay) {
       outcomes.push({ kind: 'attention', car, reason: thenRetry(ignoredInTheWayError({ repoPath: opts.repo, branch: car.branch, unchanged: opts.base }, inTheWay).message, car.task) });
       continue;
     }
-    if (await opts.mustCheck?.(car, head)) {
-      // One check at a time (mergeQueue.ts): the cars behind stay approved for the train after it.
-      outcomes.push({ kind: 'check', car, head });
+    const behind = opts.cars.slice(i + 1).filter((c) => !ignored.has(c.tip) && !landedWith.has(c.task.id));
+    // A leader's branch holds the chain its check passed on, riders and all: it lands whole, or is checked again.
+    const chain = chainFor(car, behind, head);
+    if (chain === 'stale' || (await opts.mustCheck?.(car, head))) {
+      // One check at a time (mergeQueue.ts), of the cars behind it too: they stay approved for the train after it.
+      outcomes.push({ kind: 'check', car, head, riders: ridersFor(car, behind) });
       break;
     }
-    const refused = await opts.veto(car);
-    if (refused !== null) {
-      outcomes.push({ kind: 'attention', car, reason: `before:merge hook cancelled: ${refused}` });
+    const refused: Array<Extract<CarOutcome, { kind: 'attention' }>> = [];
+    for (const c of chain ?? [{ car }]) {
+      const why = await opts.veto(c.car);
+      if (why !== null) refused.push({ kind: 'attention', car: c.car, reason: `before:merge hook cancelled: ${why}` });
+    }
+    if (refused.length) {
+      // A chain lands whole or not at all: what is left of it is checked again without the refused cars.
+      outcomes.push(...refused);
+      if (chain && refused[0]!.car !== car) {
+        outcomes.push({ kind: 'check', car, head, riders: ridersFor(car, behind.filter((c) => !refused.some((r) => r.car === c))) });
+        break;
+      }
       continue;
     }
     try {
+      if (chain) {
+        // The chain the check passed on, on the main it was built on: main fast-forwards to its tip, each car's merge commit its own.
+        await mergeBranch({ repoPath: opts.repo, branch: car.branch, baseBranch: opts.base, strategy: 'ff-only', head, tip: car.tip });
+        for (const [k, c] of chain.entries()) {
+          outcomes.push({ kind: 'merged', car: c.car, sha: c.sha, previousSha: k ? chain[k - 1]!.sha : head, fastForward: false, settingsFiles: [], runsElsewhere: [] });
+          landedWith.add(c.car.task.id);
+        }
+        head = car.tip;
+        continue;
+      }
       const out = await mergeBranch({ repoPath: opts.repo, branch: car.branch, baseBranch: opts.base, strategy: opts.strategy, message: `Merge ${car.branch}`, head, tip: car.tip });
       outcomes.push({ kind: 'merged', car, sha: out.sha, previousSha: out.previousSha, fastForward: out.fastForward, settingsFiles: [], runsElsewhere: [] });
       head = out.sha;

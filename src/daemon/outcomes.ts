@@ -8,12 +8,13 @@
  *   execute  → reviewing (the same claim goes on to the review run)
  *   review   → exec_review | executing again with the findings | needs_attention
  *   conflict → exec_review (at merge time: a person approves the resolution) | stays executing | needs_attention
- *   merge_check → stays merging, the checked merge the commit that lands | needs_attention (a check failed)
+ *   merge_check → stays merging, the checked merge the commit that lands | needs_attention (a check failed) | stays
+ *                 merging, it and the changes checked with it checked alone next (a check of several failed)
  *   error    → needs_attention when a person must act; else back to ready with a backoff
  */
 import { MaestroError } from '../core/errors.js';
 import { MERGE_CONFLICT_PREFIX } from '../core/mergeConflictWays.js';
-import { approvedCommit, mergeChecked } from '../core/reviewed.js';
+import { approvedCommit, mergeChecked, type CheckedBatch } from '../core/reviewed.js';
 import type { TaskStatus } from '../core/status.js';
 import type { Priority, Run, Task } from '../core/types.js';
 import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
@@ -21,6 +22,7 @@ import type { Queryable } from '../store/db.js';
 import { advanceClaimed, failClaim } from '../store/ops/claim.js';
 import { appendEventOnce } from '../store/ops/events.js';
 import { taskRow } from '../store/ops/getTask.js';
+import { markMergeAlone } from '../store/ops/mergeAlone.js';
 import { finishRun, setOutboxProgress } from '../store/ops/runs.js';
 import { transitionTask, type TransitionFields } from '../store/ops/transitionTask.js';
 
@@ -64,7 +66,9 @@ export function readableDetails(details: Record<string, unknown>): string {
 }
 
 function moveForResult(run: Run, task: Task, record: ResultRecord): Move {
-  if (record.needsAttention) return { to: 'needs_attention', fields: { lastRunError: `${record.needsAttention.reason}: ${readableDetails(record.needsAttention.details)}` }, reason: record.needsAttention.reason };
+  // A merge check that lands nothing put the branch back where it started: a chain checked before no longer counts.
+  const undone = run.kind === 'merge_check' ? chainUndone(task) : null;
+  if (record.needsAttention) return { to: 'needs_attention', fields: { lastRunError: `${record.needsAttention.reason}: ${readableDetails(record.needsAttention.details)}`, ...(undone ? { result: undone } : {}) }, reason: record.needsAttention.reason };
   const data = record.data;
   switch (run.kind) {
     case 'plan': {
@@ -101,18 +105,39 @@ function moveForResult(run: Run, task: Task, record: ResultRecord): Move {
       return { to: 'needs_attention', fields: { lastRunError: `${MERGE_CONFLICT_PREFIX} the conflict resolution was not approved: ${String(data.feedback ?? '')}`.slice(0, 2000) } };
     }
     case 'merge_check': {
+      // Failed on several changes together: nobody is asked yet; each of them is checked alone next (mergeBatch.ts).
+      if (data.batchFailed) return { to: null, fields: { result: { ...(undone ?? task.result ?? {}), mergeAlone: approvedCommit(task) } }, reason: 'checked together, failed: each change is checked alone' };
       // The base now conflicts: nothing was checked, and the train finds the conflict (a conflict run) itself.
-      if (data.conflict === true || typeof data.commitSha !== 'string') return { to: null };
+      if (data.conflict === true || typeof data.commitSha !== 'string') return undone ? { to: null, fields: { result: undone } } : { to: null };
       // The task stays merging on its approval, the checked commit now the one that may land (core/reviewed.ts).
-      const rounds = (mergeChecked(task)?.rounds ?? 0) + 1;
+      const checked = mergeChecked(task);
+      const rounds = (checked?.rounds ?? 0) + 1;
       const approved = approvedCommit(task);
-      return { to: null, fields: { result: { ...(task.result ?? {}), mergeChecked: { approved, commitSha: data.commitSha, rounds, baseSha: data.baseSha, checks: data.checks } } } };
+      const batch = checkedBatch(task, data);
+      return { to: null, fields: { result: { ...(task.result ?? {}), mergeChecked: { approved, commitSha: data.commitSha, rounds, baseSha: data.baseSha, checks: data.checks, ...(batch ? { batch } : {}) } } } };
     }
     default: {
       const never: never = run.kind;
       throw new Error(`unknown run kind ${String(never)}`);
     }
   }
+}
+
+/** The task's result with the chain its last check passed on undone (its merge check before it back), or null: none. */
+function chainUndone(task: Task): Record<string, unknown> | null {
+  const batch = mergeChecked(task)?.batch;
+  if (!batch) return null;
+  const { mergeChecked: _chain, ...rest } = task.result ?? {};
+  return batch.before ? { ...rest, mergeChecked: batch.before } : rest;
+}
+
+/** The chain a check of several changes passed on (the task's merge commit first), as result.mergeChecked.batch keeps it. */
+function checkedBatch(task: Task, data: Record<string, unknown>): CheckedBatch | null {
+  const b = data.batch as { cars?: CheckedBatch['cars'] } | undefined;
+  if (!b || !Array.isArray(b.cars) || b.cars.length < 2 || typeof data.from !== 'string' || typeof data.baseSha !== 'string') return null;
+  // What the branch held at `from`: the check before this chain's (kept through a chain checked again from there).
+  const before = mergeChecked(task)?.batch?.before ?? task.result?.mergeChecked ?? null;
+  return { from: data.from, before, base: data.baseSha, cars: b.cars };
 }
 
 export interface ApplyContext {
@@ -186,6 +211,11 @@ export async function applyFinalRecord(q: Queryable, run: Run, record: ResultRec
     to = move.to;
     if (to) await moveTask(q, task, fence, claimed, to, move.fields ?? {});
     else if (move.fields) await transitionFieldsOnly(q, task, move.fields, ctx.now);
+    const failedTogether = run.kind === 'merge_check' ? (record.data.batchFailed as { check?: unknown; taskIds?: unknown } | undefined) : undefined;
+    if (failedTogether && Array.isArray(failedTogether.taskIds)) {
+      const riders = failedTogether.taskIds.filter((id): id is string => typeof id === 'string' && id !== task.id);
+      await markMergeAlone(q, { taskIds: riders, leader: { id: task.id, title: task.title }, check: String(failedTogether.check), now: ctx.now });
+    }
   }
   await appendEventOnce(
     q,

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { worktreeRoot } from '../git/worktree.js';
 import type { MaestroConfig } from '../config/config.js';
 import { MaestroError, coerceError } from '../core/errors.js';
-import { reviewedCommit } from '../core/reviewed.js';
+import { checkStart, reviewedCommit } from '../core/reviewed.js';
 import type { Project, Run, RunKind, Task } from '../core/types.js';
 import { branchName, readJob, writeJob } from '../executor/protocol/job.js';
 import { isAncestor } from '../git/merge.js';
@@ -20,6 +20,7 @@ import { newId } from '../store/rows.js';
 import type { Store } from '../store/store.js';
 import type { Ingestor } from './ingestor.js';
 import { buildJob, projectAndOthers, runKindFor, workerEnvFor } from './jobs.js';
+import { ridersOf } from './mergeBatch.js';
 import { SECOND, type OrchestratorOptions } from './orchestratorOptions.js';
 import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
 import { holdsClaim, tryKnowledge } from './runAftermath.js';
@@ -137,7 +138,11 @@ export class RunStarter {
       const veto = await opts.hooks.beforeExecute(task, job as unknown as Record<string, unknown>);
       if (veto && 'cancel' in veto) throw new MaestroError('BAD_INPUT', `before:execute hook cancelled: ${veto.cancel}`);
     }
-    if (kind === 'merge_check') job.mergeFrom = reviewedCommit(task) ?? undefined;
+    if (kind === 'merge_check') {
+      // Where its branch starts (before a chain checked earlier), and the changes checked together with it (mergeBatch.ts).
+      job.mergeFrom = checkStart(task) ?? undefined;
+      job.mergeBatch = await ridersOf(store, task);
+    }
     writeJob(runDir, job);
     await tryKnowledge(store, task, 'run-started', () => knowledge.onRunStarted({ task, run: { id: runId, kind }, runDir, repoPath: project.repoPath }), opts.onError);
     const run = await store.runs.start({ id: runId, taskId: task.id, kind, model: null, traceId, attempt: task.attempt, runDir, owner: this.owner });

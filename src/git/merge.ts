@@ -265,3 +265,21 @@ export async function commitAll(worktree: string, message: string): Promise<stri
   const said = (stderr.trim() || stdout.trim()).split('\n').slice(-3).join(' ');
   throw new MaestroError('GIT_FAILED', `git commit failed in ${worktree} (exit 1) with changes staged: ${said}`, { details: { cwd: worktree, code } });
 }
+
+/**
+ * A merge check's chain (executor/pipelines/mergeChain.ts): `commit` merged onto the worktree's HEAD as the train
+ * merges a car (a merge commit, HEAD its first parent, `message`); the new HEAD, or null when it conflicts (the merge
+ * is aborted, HEAD as it was), the commit is not in the repository, or HEAD holds it already (no commit made).
+ */
+export async function mergeCommitOnto(worktree: string, commit: string, message: string): Promise<string | null> {
+  if ((await git(worktree, ['cat-file', '-e', `${commit}^{commit}`], { okCodes: [1, 128] })).code !== 0) return null;
+  const before = await headSha(worktree);
+  const merge = [...NO_AUTO_MAINTENANCE, 'merge', '--no-ff', '--no-verify', '-m', message, '--end-of-options', commit];
+  const { code } = await git(worktree, merge, { okCodes: [1, 2], env: { LC_ALL: 'C' } });
+  if (code !== 0) {
+    await git(worktree, ['merge', '--abort'], { okCodes: [128] });
+    return null;
+  }
+  const after = await headSha(worktree);
+  return after === before ? null : after;
+}

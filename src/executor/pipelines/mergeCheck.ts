@@ -7,7 +7,8 @@
  * The branch is put back on the approved commit (`job.mergeFrom`) first, so a run resumed after a crash merges
  * again from the same point; and again when a check fails, so nothing unchecked is left on the branch and
  * `task retry` checks anew. A base that now conflicts is no failure here: the branch is put back and the train
- * finds the conflict itself (a conflict run).
+ * finds the conflict itself (a conflict run). A check of several changes together (`job.mergeBatch`) builds the
+ * train's chain from the base instead: mergeChain.ts.
  */
 import { MaestroError } from '../../core/errors.js';
 import { git } from '../../git/git.js';
@@ -15,6 +16,7 @@ import { mergeInProgress, startMerge } from '../../git/merge.js';
 import { needsAttention, stage, type RunContext } from '../context.js';
 import { appendTranscript } from '../protocol/transcript.js';
 import { runChecks } from './executor.js';
+import { runChainCheck, type ChainCar } from './mergeChain.js';
 import { commitWork, worktreeStage } from './worktreeStage.js';
 
 export interface MergeCheckResult {
@@ -31,6 +33,10 @@ export interface MergeCheckResult {
   checks: string[];
   /** The base conflicts with the branch now: nothing was checked, the train finds the conflict. */
   conflict: boolean;
+  /** Passed on several changes together (mergeChain.ts): the chain, the task first, and the riders left out of it. */
+  batch?: { cars: ChainCar[]; cut: string[] };
+  /** Failed on several changes together: nothing landed, and each of these tasks is checked alone next. */
+  batchFailed?: { check: string; taskIds: string[] };
 }
 
 /** How many of the base's new commits a failure names (then the count). */
@@ -42,6 +48,7 @@ export async function runMergeCheck(ctx: RunContext): Promise<MergeCheckResult> 
   const from = job.mergeFrom;
   if (!from) throw new MaestroError('JOB_INVALID', 'a merge check names the approved commit it merges onto (mergeFrom)');
   const wt = await worktreeStage(ctx, { sync: false, measure: false, fresh: true });
+  if (job.mergeBatch?.length) return runChainCheck(ctx, wt, from);
   const merged = await stage(ctx, 'merge', async () => {
     if (await mergeInProgress(wt.path)) await git(wt.path, ['merge', '--abort']);
     await putBack(wt.path, from);
@@ -74,12 +81,12 @@ export async function runMergeCheck(ctx: RunContext): Promise<MergeCheckResult> 
 }
 
 /** The branch (checked out in the worktree) back on the approved commit, the worktree clean. */
-async function putBack(worktree: string, commit: string): Promise<void> {
+export async function putBack(worktree: string, commit: string): Promise<void> {
   await git(worktree, ['reset', '-q', '--hard', commit]);
 }
 
 /** What the person reads: which check failed, on what, what the base brought in, that nothing landed, and the ways out. */
-function failedOnMerge(taskId: string, base: string, branch: string, err: MaestroError, r: { brought: string[]; broughtCount: number }): string {
+export function failedOnMerge(taskId: string, base: string, branch: string, err: MaestroError, r: { brought: string[]; broughtCount: number }): string {
   const d = err.details ?? {};
   const how = d.timedOut === true ? 'timed out' : `failed (exit ${String(d.exitCode)})`;
   const more = r.broughtCount > r.brought.length ? `, and ${r.broughtCount - r.brought.length} more` : '';

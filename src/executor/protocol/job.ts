@@ -173,6 +173,16 @@ export const jobSchema = z.object({
   checks: z.array(checkSchema).optional(),
   /** A merge check's starting point: the approved commit the branch holds; the base is merged onto it (pipelines/mergeCheck.ts). */
   mergeFrom: z.string().regex(/^[0-9a-f]{40}$/, 'a full commit id').optional(),
+  /**
+   * The changes a merge check checks together with its task's (daemon/mergeBatch.ts), in queue order: each merged in
+   * turn after it, onto the base, and the checks run once on the chain's tip. Absent or empty: its change alone.
+   */
+  mergeBatch: z.array(z.object({
+    taskId: z.string().min(1),
+    title: z.string(),
+    branch: z.string().min(1),
+    commit: z.string().regex(/^[0-9a-f]{40}$/, 'a full commit id'),
+  }).strict()).optional(),
   limits: limitsSchema.partial().default({}),
   /** Review round of this task version (1-based); a reject in the last allowed round needs a human. */
   reviewRound: z.number().int().positive().default(1),

@@ -1,0 +1,160 @@
+/**
+ * The merge queue's batches (daemon/mergeBatch.ts), end to end: a real daemon, real git, real checks run by real
+ * workers, the scripted agent. Changes approved together on a main that moved are checked together in ONE merge check
+ * run (the chain the train would build), and land as that chain; a batch whose check fails asks nobody, and each of its
+ * changes is checked alone, so only the one that breaks the checks is parked; a rider that stops counting while the
+ * batch is checked never lands through it.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TaskDetail } from '../../src/api/wire/responses.js';
+import { reviewedCommit } from '../../src/core/reviewed.js';
+import type { Task } from '../../src/core/types.js';
+import { releaseMergeLease, takeMergeLease } from '../../src/store/ops/daemons.js';
+import { cliFor } from '../cli/helpers.js';
+import { removeTempDirs, tempDir } from '../helpers/db.js';
+import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { git, makeRepo } from '../helpers/repo.js';
+import { until, untilStatus } from '../helpers/wait.js';
+
+const NAMES = ['a', 'b', 'c'];
+/** Task "Add <n>" writes <n>.txt: no two touch the same file, so every merge is clean. */
+const SCRIPT = `steps:
+${NAMES.map((n) => `  - match: { role: execute, title: "Add ${n}" }\n    actions:\n      - write: { path: ${n}.txt, content: "${n}\\n" }`).join('\n')}
+  - match: { role: review }
+    actions:
+      - verdict: { verdict: approve, findings: [] }
+`;
+
+describe('the merge queue checks approved changes together', () => {
+  let daemon: TestDaemon | null = null;
+  let releaseDir: string | null = null;
+  afterEach(async () => {
+    await daemon?.stop({ graceMs: 2000 });
+    daemon = null;
+    if (releaseDir) rmSync(releaseDir, { recursive: true, force: true });
+    releaseDir = null;
+    removeTempDirs();
+  });
+
+  /**
+   * Tasks "Add a/b/c" at exec_review, then a person commits on main (so none of them is a fast-forward any more), then
+   * all three approved together.
+   */
+  async function approvedOnMovedMain(checks: Array<{ name: string; command: string }>) {
+    const repo = makeRepo({ 'README.md': '# p\n', '.maestro/config.json': JSON.stringify({ mergeStrategy: 'merge', checks }) });
+    const script = join(tempDir('maestro-script-'), 'script.yaml');
+    writeFileSync(script, SCRIPT);
+    const d = (daemon = await startTestDaemon({ tickMs: 100 }));
+    const project = await d.store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
+    const tasks: Task[] = [];
+    for (const n of NAMES) tasks.push(await d.store.tasks.create({ projectId: project.id, title: `Add ${n}`, complexity: 'easy' }));
+    d.orchestrator.kick();
+    for (const t of tasks) await untilStatus(d, t.id, 'exec_review', ['needs_attention', 'done']);
+    writeFileSync(join(repo, 'person.txt'), 'meanwhile\n');
+    git(repo, 'add', 'person.txt');
+    git(repo, 'commit', '-qm', 'a person commits meanwhile');
+    const approved = new Map<string, string>();
+    for (const t of tasks) approved.set(t.id, reviewedCommit(await d.store.tasks.get(t.id))!);
+    // Approved together: while another daemon's train holds the project's merge lease, so that the first approval is not
+    // merged (and checked alone) before the others come.
+    const lease = { projectId: project.id, owner: 'another-daemon', now: d.store.clock(), leaseMs: 10 * 60_000 };
+    expect(await takeMergeLease(d.store.db, lease)).toBe(true);
+    for (const t of tasks) expect((await daemonRequest(d, 'POST', `/api/tasks/${t.id}/approve`, { who: 'ada' })).status).toBe(200);
+    await releaseMergeLease(d.store.db, project.id, lease.owner);
+    d.orchestrator.kick();
+    return { d, repo, project, tasks, approved };
+  }
+
+  const settled = (d: TestDaemon, tasks: Task[]) =>
+    until(d.bus, async () => {
+      const all = await Promise.all(tasks.map((t) => d.store.tasks.get(t.id)));
+      return all.every((t) => t.status === 'done' || t.status === 'needs_attention' || t.status === 'cancelled') ? all : null;
+    }, 'every task merged, parked or cancelled');
+  const checkRuns = async (d: TestDaemon, tasks: Task[]) => (await Promise.all(tasks.map(async (t) => (await d.store.runs.list({ taskId: t.id })).filter((r) => r.kind === 'merge_check')))).flat();
+  const recordedSha = async (d: TestDaemon, id: string) => (await d.store.db.one<{ commit_sha: string }>(`SELECT commit_sha FROM merges WHERE task_id = $1`, [id]))?.commit_sha;
+
+  it('checks three changes in one merge check run and lands them as its chain, each recorded with its own merge commit', async () => {
+    const { d, repo, tasks, approved } = await approvedOnMovedMain([{ name: 'readme', command: 'test -f README.md' }]);
+    const all = await settled(d, tasks);
+    expect(all.map((t) => `${t.title}: ${t.status}${t.lastRunError ? ` (${t.lastRunError})` : ''}`)).toEqual(NAMES.map((n) => `Add ${n}: done`));
+    const runs = await checkRuns(d, tasks);
+    expect(runs.map((r) => r.status)).toEqual(['succeeded']);
+
+    // Main's first-parent history: the person's commit, then one merge commit per change, in the chain's order.
+    const merges = git(repo, 'log', '--first-parent', '--format=%H %P', '-4', 'main').split('\n').map((l) => l.split(' '));
+    expect(git(repo, 'log', '-1', '--format=%s', merges[3]![0]!)).toBe('a person commits meanwhile');
+    const chain = merges.slice(0, 3).reverse();
+    const byTask = new Map<string, string>();
+    for (const [sha, first, second] of chain) {
+      const task = tasks.find((t) => approved.get(t.id) === second);
+      expect(task, `merge ${sha} merges an approved commit`).toBeDefined();
+      expect(git(repo, 'log', '-1', '--format=%s', sha!)).toBe(`Merge maestro/${task!.id}-v1`);
+      expect(first).toBeDefined();
+      byTask.set(task!.id, sha!);
+    }
+    expect(byTask.size).toBe(3);
+    for (const t of tasks) {
+      // Each task's merge is its own commit in the chain: `task show`, its merged diff and previousSha are its own.
+      expect(await recordedSha(d, t.id)).toBe(byTask.get(t.id));
+      const diff = (await daemonRequest<{ files: Array<{ path: string }> }>(d, 'GET', `/api/tasks/${t.id}/diff`)).body;
+      expect(diff.files.map((f) => f.path)).toEqual([t.title.replace('Add ', '') + '.txt']);
+    }
+    // The leader's run names the batch in its log.
+    const leader = tasks.find((t) => t.id === runs[0]!.taskId)!;
+    const logs = await cliFor(d.config.home).cli(['task', 'logs', leader.id, '--url', d.url]);
+    expect(logs.stdout).toContain('Checking 3 changes together on main, merged in this order: ');
+  });
+
+  it('a batch whose check fails asks nobody: each change is checked alone, and only the one that breaks it is parked', async () => {
+    // b.txt breaks it together with the person's commit only: each change passed its checks alone.
+    const { d, repo, tasks } = await approvedOnMovedMain([{ name: 'no-b', command: 'if [ -f b.txt ] && [ -f person.txt ]; then echo "b.txt breaks it"; exit 1; fi' }]);
+    const all = await settled(d, tasks);
+    expect(all.map((t) => `${t.title}: ${t.status}`)).toEqual(['Add a: done', 'Add b: needs_attention', 'Add c: done']);
+    const b = all[1]!;
+    expect(b.lastRunError).toMatch(/^CHECK_FAILED: check no-b failed \(exit 1\) on maestro\/\S+ merged with main/);
+    expect(git(repo, 'ls-tree', '--name-only', 'main').split('\n')).toEqual(expect.arrayContaining(['a.txt', 'c.txt', 'person.txt']));
+    expect(git(repo, 'ls-tree', '--name-only', 'main')).not.toMatch(/b\.txt/);
+    // Only b ever went to needs_attention: the batch's failure parked nobody.
+    for (const t of tasks) {
+      const { events } = await d.store.events.list({ taskId: t.id, type: 'task.status', limit: 100 });
+      const parked = events.filter((e) => e.payload.to === 'needs_attention');
+      expect(parked, t.title).toHaveLength(t.id === b.id ? 1 : 0);
+    }
+    // One check of the three together, then one of each alone.
+    const runs = await checkRuns(d, tasks);
+    expect(runs).toHaveLength(4);
+    expect(runs.filter((r) => r.status === 'failed').map((r) => r.taskId)).toEqual([b.id]);
+  });
+
+  it('a rider cancelled while the batch is checked does not land through it: the others are checked again and land', async () => {
+    // The check holds while two of the changes are in the tree, until the test creates the release file. Under
+    // /var/tmp: a check runs in the agent sandbox, whose /tmp is its own.
+    releaseDir = mkdtempSync('/var/tmp/maestro-release-');
+    const release = join(releaseDir, 'release');
+    const command = `n=0; for f in a.txt b.txt c.txt; do [ -f $f ] && n=$((n+1)); done; [ $n -lt 2 ] || while [ ! -f '${release}' ]; do sleep 0.1; done`;
+    const { d, repo, tasks } = await approvedOnMovedMain([{ name: 'held', command }]);
+
+    const leaderRun = await until(d.bus, async () => (await checkRuns(d, tasks)).find((r) => r.status === 'running') ?? null, 'the batch check at work');
+    const riders = tasks.filter((t) => t.id !== leaderRun.taskId);
+    const [gone, kept] = riders as [Task, Task];
+    // The riders say they are checked together with the leader.
+    const leader = tasks.find((t) => t.id === leaderRun.taskId)!;
+    const detail = (await daemonRequest<TaskDetail>(d, 'GET', `/api/tasks/${kept.id}`)).body;
+    expect(detail.mergeTurn).toEqual({ behind: { id: leader.id, title: leader.title }, together: 3 });
+    const show = await cliFor(d.config.home).cli(['task', 'show', kept.id, '--url', d.url]);
+    expect(show.stdout).toContain(`Checking the merge together with ${leader.title} (${leader.id}): 3 changes, checked in one merge check.`);
+
+    expect((await daemonRequest(d, 'POST', `/api/tasks/${gone.id}/cancel`, { who: 'ada' })).status).toBe(200);
+    writeFileSync(release, '');
+    const all = await settled(d, tasks);
+    expect(all.find((t) => t.id === gone.id)!.status).toBe('cancelled');
+    expect(all.filter((t) => t.id !== gone.id).map((t) => t.status)).toEqual(['done', 'done']);
+    const goneFile = `${gone.title.replace('Add ', '')}.txt`;
+    expect(git(repo, 'ls-tree', '--name-only', 'main')).not.toContain(goneFile);
+    // The leader was checked again, with the rider still due: the batch's check no longer counted.
+    expect((await checkRuns(d, [leader])).map((r) => r.status)).toEqual(['succeeded', 'succeeded']);
+    expect(await recordedSha(d, kept.id)).toBe(git(repo, 'rev-parse', 'main'));
+  });
+});
