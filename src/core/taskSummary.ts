@@ -22,6 +22,8 @@ export interface CardMergeCheck {
  */
 export interface CardMergeTurn {
   behind: { id: string; title: string };
+  /** Set when this task is checked together with it (daemon/mergeBatch.ts): how many changes that check holds. */
+  together?: number;
 }
 
 export interface TaskSummary extends Pick<Task, (typeof TASK_SUMMARY_FIELDS)[number]> {

@@ -8,6 +8,7 @@ import type { CardMergeCheck, CardMergeTurn } from '../../core/taskSummary.js';
 import type { Run, Task } from '../../core/types.js';
 import { mergeCheckAtWork, type MergeCheckAtWork } from '../../store/ops/mergeCheckAtWork.js';
 import type { Store } from '../../store/store.js';
+import { ridersOf } from '../../daemon/mergeBatch.js';
 import type { TaskDetail } from '../wire/responses.js';
 
 export async function mergeCheckNow(store: Store, task: Task, runs: readonly Run[]): Promise<TaskDetail['mergeCheck']> {
@@ -24,13 +25,24 @@ export async function mergeCheckNow(store: Store, task: Task, runs: readonly Run
 /**
  * A task in merging with no run of its own, while another task of its project has its merge check at work, waits for
  * its turn: the merge queue checks one change at a time and lands nothing else of the project meanwhile (it stays in
- * merging, and looked stuck). Which task that is; it lands after it. `atWork` is the project's check when the caller
+ * merging, and looked stuck). Which task that is; it lands after it, or with it when it is checked together with it. `atWork` is the project's check when the caller
  * read it already (the board's list reads it once per project).
  */
-export async function mergeTurnNow(store: Store, task: Task, runs: readonly Run[], atWork?: MergeCheckAtWork | null): Promise<TaskDetail['mergeTurn']> {
+export async function mergeTurnNow(store: Store, task: Task, runs: readonly Run[], atWork?: CheckWithRiders | null): Promise<TaskDetail['mergeTurn']> {
   if (task.status !== 'merging' || runs.some((r) => r.status === 'running')) return null;
-  const check = atWork === undefined ? await mergeCheckAtWork(store.db, task.projectId) : atWork;
-  return check && check.taskId !== task.id ? { behind: { id: check.taskId, title: check.title } } : null;
+  const check = atWork === undefined ? await withRiders(store, await mergeCheckAtWork(store.db, task.projectId)) : atWork;
+  if (!check || check.taskId === task.id) return null;
+  // Checked together with it (daemon/mergeBatch.ts): the riders its train named.
+  const together = check.riders.includes(task.id) ? { together: check.riders.length + 1 } : {};
+  return { behind: { id: check.taskId, title: check.title }, ...together };
+}
+
+/** The project's merge check at work, with the tasks checked together with it (its riders). */
+type CheckWithRiders = MergeCheckAtWork & { riders: string[] };
+
+async function withRiders(store: Store, check: MergeCheckAtWork | null): Promise<CheckWithRiders | null> {
+  if (!check) return null;
+  return { ...check, riders: (await ridersOf(store, await store.tasks.row(check.taskId))).map((r) => r.taskId) };
 }
 
 /**
@@ -41,13 +53,13 @@ export async function mergeTurnNow(store: Store, task: Task, runs: readonly Run[
 export async function mergeChecksOf(store: Store, tasks: readonly Task[]): Promise<{ checks: Map<string, CardMergeCheck>; turns: Map<string, CardMergeTurn> }> {
   const checks = new Map<string, CardMergeCheck>();
   const turns = new Map<string, CardMergeTurn>();
-  const atWork = new Map<string, MergeCheckAtWork | null>();
+  const atWork = new Map<string, CheckWithRiders | null>();
   for (const task of tasks.filter((t) => t.status === 'merging')) {
     const runs = await store.runs.list({ taskId: task.id, status: 'running' });
     const now = await mergeCheckNow(store, task, runs);
     if (now) checks.set(task.id, { round: now.round, maxRounds: now.maxRounds });
     if (runs.length > 0) continue;
-    if (!atWork.has(task.projectId)) atWork.set(task.projectId, await mergeCheckAtWork(store.db, task.projectId));
+    if (!atWork.has(task.projectId)) atWork.set(task.projectId, await withRiders(store, await mergeCheckAtWork(store.db, task.projectId)));
     const turn = await mergeTurnNow(store, task, runs, atWork.get(task.projectId));
     if (turn) turns.set(task.id, turn);
   }

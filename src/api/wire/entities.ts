@@ -73,7 +73,7 @@ export const taskSummarySchema = taskSchema.pick({ id: true, projectId: true, pa
     .optional()
     .describe('while the task is in merging and its merge check runs (the checks on its merge with main): which round of at most how many; else null'),
   mergeTurn: z
-    .strictObject({ behind: z.strictObject({ id: z.string(), title: z.string() }) })
+    .strictObject({ behind: z.strictObject({ id: z.string(), title: z.string() }), together: z.number().int().optional() })
     .nullable()
     .optional()
     .describe("while the task is in merging, with no run of its own, behind another task's merge check at work: that task (it lands after it); else null"),

@@ -54,7 +54,7 @@ type Labels = { status: Record<TaskStatus, string>; complexity: Record<string, s
 
 /**
  * What a card says of its status: a task in merging whose merge check runs says so, with its round; one waiting behind
- * another task's merge check names that task (the detail says more).
+ * another task's merge check names that task, or that it is checked together with it (the detail says more).
  */
 function statusLabelOf(task: TaskSummary, labels: Labels): string {
   if (task.status !== 'merging') return labels.status[task.status];
@@ -103,7 +103,7 @@ export function Board({ tasks, selectedId, onOpen }: { tasks: TaskSummary[]; sel
       status: Object.fromEntries(TASK_STATUSES.map((s) => [s, t(`status.${s}`)])) as Record<TaskStatus, string>,
       complexity: { easy: t('complexity.easy'), medium: t('complexity.medium'), hard: t('complexity.hard') } as Record<string, string>,
       checkingMerge: (c: CardMergeCheck) => (c.round !== null && c.maxRounds !== null ? t('board.checkingMergeRound', { round: c.round, maxRounds: c.maxRounds }) : t('board.checkingMerge')),
-      mergeTurn: (m: CardMergeTurn) => t('board.mergeTurn', { title: visible(m.behind.title) }),
+      mergeTurn: (m: CardMergeTurn) => (m.together ? t('board.mergeTogether', { title: visible(m.behind.title), count: m.together }) : t('board.mergeTurn', { title: visible(m.behind.title) })),
     }),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [t, i18n.language],

@@ -177,7 +177,7 @@ function WhatItWaitsFor({ detail }: { detail: TaskDetail }) {
       <MergeCheckNow detail={detail} />
       {detail.mergeTurn ? (
         <p role="status" className={styles.muted} data-testid="merge-turn">
-          {t('detail.mergeTurn', { title: visible(detail.mergeTurn.behind.title), id: visible(detail.mergeTurn.behind.id) })}
+          {t(detail.mergeTurn.together ? 'detail.mergeTogether' : 'detail.mergeTurn', { title: visible(detail.mergeTurn.behind.title), id: visible(detail.mergeTurn.behind.id), count: detail.mergeTurn.together })}
         </p>
       ) : null}
       {detail.waitingForRun ? (
