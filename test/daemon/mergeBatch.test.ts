@@ -5,12 +5,13 @@
  * changes is checked alone, so only the one that breaks the checks is parked; a rider that stops counting while the
  * batch is checked never lands through it.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TaskDetail } from '../../src/api/wire/responses.js';
 import { reviewedCommit } from '../../src/core/reviewed.js';
 import type { Task } from '../../src/core/types.js';
+import { worktreeRoot } from '../../src/git/worktree.js';
 import { releaseMergeLease, takeMergeLease } from '../../src/store/ops/daemons.js';
 import { cliFor } from '../cli/helpers.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
@@ -42,11 +43,11 @@ describe('the merge queue checks approved changes together', () => {
    * Tasks "Add a/b/c" at exec_review, then a person commits on main (so none of them is a fast-forward any more), then
    * all three approved together.
    */
-  async function approvedOnMovedMain(checks: Array<{ name: string; command: string }>) {
+  async function approvedOnMovedMain(checks: Array<{ name: string; command: string }>, home?: string) {
     const repo = makeRepo({ 'README.md': '# p\n', '.maestro/config.json': JSON.stringify({ mergeStrategy: 'merge', checks }) });
     const script = join(tempDir('maestro-script-'), 'script.yaml');
     writeFileSync(script, SCRIPT);
-    const d = (daemon = await startTestDaemon({ tickMs: 100 }));
+    const d = (daemon = await startTestDaemon({ tickMs: 100, ...(home ? { home } : {}) }));
     const project = await d.store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
     const tasks: Task[] = [];
     for (const n of NAMES) tasks.push(await d.store.tasks.create({ projectId: project.id, title: `Add ${n}`, complexity: 'easy' }));
@@ -156,5 +157,41 @@ describe('the merge queue checks approved changes together', () => {
     // The leader was checked again, with the rider still due: the batch's check no longer counted.
     expect((await checkRuns(d, [leader])).map((r) => r.status)).toEqual(['succeeded', 'succeeded']);
     expect(await recordedSha(d, kept.id)).toBe(git(repo, 'rev-parse', 'main'));
+  });
+
+  it('a batch check killed mid-way (daemon and worker, kill -9) resumes, rebuilds the chain from the base, and lands it once', async () => {
+    // The check waits for the test's word once two changes are in the tree; the word is a file in the leader's
+    // worktree (the sandboxed check sees no other folder the test can write).
+    const held = { name: 'held', command: 'if [ -f a.txt ] && [ -f b.txt ]; then while [ ! -f go ]; do sleep 0.1; done; fi' };
+    const home = tempDir('maestro-home-');
+    const { d, repo, project, tasks } = await approvedOnMovedMain([held], home);
+    const run = await until(d.bus, async () => (await checkRuns(d, tasks)).find((r) => r.status === 'running' && r.workerPid !== null) ?? null, 'the batch check with its worker');
+    // The chain built, its check at work (held).
+    await until(d.bus, async () => (await d.store.events.list({ runId: run.id, type: 'run.phase', limit: 100 })).events.find((e) => e.payload.stage === 'check:held' && e.payload.state === 'start') ?? null, 'the chain built, its check at work');
+    const worktree = join(worktreeRoot(home, project.id), `${run.taskId}-v1`);
+    // As a kill -9 of both leaves it: the daemon and the worker gone. And as if the worker died while it built the
+    // chain: its merge stage not said done, the branch half-way along the chain.
+    await d.abandon();
+    daemon = null;
+    process.kill(-run.workerPid!, 'SIGKILL');
+    const stagesPath = join(run.runDir!, 'stages.json');
+    const stages = JSON.parse(readFileSync(stagesPath, 'utf8')) as { done: Record<string, unknown> };
+    for (const name of Object.keys(stages.done)) if (name !== 'worktree') delete stages.done[name];
+    writeFileSync(stagesPath, JSON.stringify(stages));
+    git(worktree, 'reset', '-q', '--hard', 'HEAD^1');
+    writeFileSync(join(worktree, 'go'), '');
+
+    const second = (daemon = await startTestDaemon({ tickMs: 100, home }));
+    second.orchestrator.kick();
+    const all = await settled(second, tasks);
+    expect(all.map((t) => `${t.title}: ${t.status}${t.lastRunError ? ` (${t.lastRunError})` : ''}`)).toEqual(NAMES.map((n) => `Add ${n}: done`));
+    // The same run, resumed: one check of the three.
+    expect((await checkRuns(second, tasks)).map((r) => [r.id, r.status])).toEqual([[run.id, 'succeeded']]);
+    expect((await second.store.events.list({ taskId: run.taskId, type: 'run.resumed' })).events.length).toBeGreaterThan(0);
+    // Main: the person's commit, then one merge commit per change, each change merged once.
+    const subjects = git(repo, 'log', '--first-parent', '--format=%s', '-4', 'main').split('\n');
+    expect(subjects[3]).toBe('a person commits meanwhile');
+    expect(subjects.slice(0, 3).sort()).toEqual(tasks.map((t) => `Merge maestro/${t.id}-v1`).sort());
+    for (const t of tasks) expect(await recordedSha(second, t.id)).toBe(git(repo, 'log', '--first-parent', '--format=%H', `--grep=^Merge maestro/${t.id}-v1$`, 'main'));
   });
 });
