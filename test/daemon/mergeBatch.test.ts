@@ -16,7 +16,7 @@ import { releaseMergeLease, takeMergeLease } from '../../src/store/ops/daemons.j
 import { cliFor } from '../cli/helpers.js';
 import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { git, makeRepo } from '../helpers/repo.js';
+import { bareRemote, git, makeRepo } from '../helpers/repo.js';
 import { until, untilStatus } from '../helpers/wait.js';
 
 const NAMES = ['a', 'b', 'c'];
@@ -43,19 +43,25 @@ describe('the merge queue checks approved changes together', () => {
    * Tasks "Add a/b/c" at exec_review, then a person commits on main (so none of them is a fast-forward any more), then
    * all three approved together.
    */
-  async function approvedOnMovedMain(checks: Array<{ name: string; command: string }>, home?: string) {
-    const repo = makeRepo({ 'README.md': '# p\n', '.maestro/config.json': JSON.stringify({ mergeStrategy: 'merge', checks }) });
+  async function approvedOnMovedMain(checks: Array<{ name: string; command: string }>, home?: string, o: { shared?: boolean } = {}) {
+    const files = { 'README.md': '# p\n', '.maestro/config.json': JSON.stringify({ mergeStrategy: 'merge', checks }) };
+    // A shared remote (the branches kept, to be read after the merge), or the project's own checkout.
+    const repo = o.shared ? bareRemote(tempDir('maestro-remote-'), files) : makeRepo(files);
     const script = join(tempDir('maestro-script-'), 'script.yaml');
     writeFileSync(script, SCRIPT);
     const d = (daemon = await startTestDaemon({ tickMs: 100, ...(home ? { home } : {}) }));
-    const project = await d.store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
+    const shared = o.shared ? { remote: repo, keepBranches: true } : {};
+    const project = await d.store.projects.create({ name: 'p', repoPath: repo, config: { provider: { kind: 'scripted', script }, ...shared } });
     const tasks: Task[] = [];
     for (const n of NAMES) tasks.push(await d.store.tasks.create({ projectId: project.id, title: `Add ${n}`, complexity: 'easy' }));
     d.orchestrator.kick();
     for (const t of tasks) await untilStatus(d, t.id, 'exec_review', ['needs_attention', 'done']);
-    writeFileSync(join(repo, 'person.txt'), 'meanwhile\n');
-    git(repo, 'add', 'person.txt');
-    git(repo, 'commit', '-qm', 'a person commits meanwhile');
+    const checkout = o.shared ? join(tempDir('maestro-person-'), 'w') : repo;
+    if (o.shared) git(tempDir('maestro-x-'), 'clone', '-q', repo, checkout);
+    writeFileSync(join(checkout, 'person.txt'), 'meanwhile\n');
+    git(checkout, 'add', 'person.txt');
+    git(checkout, '-c', 'user.name=p', '-c', 'user.email=p@p', 'commit', '-qm', 'a person commits meanwhile');
+    if (o.shared) git(checkout, 'push', '-q', 'origin', 'main');
     const approved = new Map<string, string>();
     for (const t of tasks) approved.set(t.id, reviewedCommit(await d.store.tasks.get(t.id))!);
     // Approved together: while another daemon's train holds the project's merge lease, so that the first approval is not
@@ -193,5 +199,22 @@ describe('the merge queue checks approved changes together', () => {
     expect(subjects[3]).toBe('a person commits meanwhile');
     expect(subjects.slice(0, 3).sort()).toEqual(tasks.map((t) => `Merge maestro/${t.id}-v1`).sort());
     for (const t of tasks) expect(await recordedSha(second, t.id)).toBe(git(repo, 'log', '--first-parent', '--format=%H', `--grep=^Merge maestro/${t.id}-v1$`, 'main'));
+  });
+
+  it('on a shared remote, checks three changes in one run and lands the chain in one push, through the leader\'s branch', async () => {
+    const { d, repo: remote, tasks, approved } = await approvedOnMovedMain([{ name: 'readme', command: 'test -f README.md' }], undefined, { shared: true });
+    const all = await settled(d, tasks);
+    expect(all.map((t) => `${t.title}: ${t.status}${t.lastRunError ? ` (${t.lastRunError})` : ''}`)).toEqual(NAMES.map((n) => `Add ${n}: done`));
+    const runs = await checkRuns(d, tasks);
+    expect(runs.map((r) => r.status)).toEqual(['succeeded']);
+    // The leader's branch on the remote is the chain the check passed on; main fast-forwarded to it.
+    const leader = runs[0]!.taskId;
+    expect(git(remote, 'rev-parse', 'main')).toBe(git(remote, 'rev-parse', `refs/heads/maestro/${leader}-v1`));
+    expect(git(remote, 'ls-tree', '--name-only', 'main').split('\n')).toEqual(expect.arrayContaining(['a.txt', 'b.txt', 'c.txt', 'person.txt']));
+    for (const t of tasks) {
+      const sha = (await recordedSha(d, t.id))!;
+      expect(git(remote, 'rev-parse', `${sha}^2`)).toBe(approved.get(t.id));
+      expect(git(remote, 'merge-base', '--is-ancestor', sha, 'main')).toBe('');
+    }
   });
 });
