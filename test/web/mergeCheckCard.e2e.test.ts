@@ -2,7 +2,8 @@
  * The board's card of a task in merging whose merge check runs (the merge queue: the project's checks on its merge
  * with main) says so, with the round, in Chromium: it said only "merging", as if stuck, while the task detail said
  * what was under way. Read on the board's first load, and again live when the check starts another round. A task
- * waiting behind that check says so too, naming it, on its card and in its detail, until the check ends.
+ * waiting behind that check says so too, naming it, on its card and in its detail, until the check ends; one checked
+ * together with it (the merge queue's batches) says that instead, with how many changes the check holds.
  *
  * The merge check is another daemon's run (owner "elsewhere"): this daemon neither supervises it nor merges the task
  * while it runs (the merge queue waits for a running run), so nothing moves but what the test writes.
@@ -27,9 +28,10 @@ describe.skipIf(skip !== null)('a merge check on the board, in Chromium', () => 
       const checked = await daemon.store.tasks.create({ projectId: project.id, title: 'Checked on its merge', deps: [blocker.id] });
       const plain = await daemon.store.tasks.create({ projectId: project.id, title: 'Merging plainly', deps: [blocker.id] });
       const waiting = await daemon.store.tasks.create({ projectId: project.id, title: 'Waiting its turn', deps: [blocker.id] });
-      for (const id of [checked.id, plain.id, waiting.id]) for (const to of ['queued', 'executing', 'reviewing'] as const) await daemon.store.tasks.transition(id, to);
+      const rider = await daemon.store.tasks.create({ projectId: project.id, title: 'Checked with it', deps: [blocker.id] });
+      for (const id of [checked.id, plain.id, waiting.id, rider.id]) for (const to of ['queued', 'executing', 'reviewing'] as const) await daemon.store.tasks.transition(id, to);
       const run = await daemon.store.runs.start({ taskId: checked.id, kind: 'merge_check', model: null, traceId: 'tr-check', attempt: 1, owner: 'elsewhere' });
-      const opened = (round: number) => daemon.store.events.append({ projectId: project.id, taskId: checked.id, type: 'merge.check', payload: { branch: 'maestro/b', tip: 'abc', base: 'def', round, maxRounds: 3, owner: 'elsewhere' } });
+      const opened = (round: number) => daemon.store.events.append({ projectId: project.id, taskId: checked.id, type: 'merge.check', payload: { branch: 'maestro/b', tip: 'abc', base: 'def', round, maxRounds: 3, owner: 'elsewhere', riders: [{ taskId: rider.id, title: rider.title, branch: 'maestro/r', commit: 'f'.repeat(40) }] } });
       await opened(1);
       await daemon.store.tasks.transition(checked.id, 'merging');
       // The plain one's own run keeps the merge queue off it too: it merges nothing, and runs no check.
@@ -37,6 +39,7 @@ describe.skipIf(skip !== null)('a merge check on the board, in Chromium', () => 
       await daemon.store.tasks.transition(plain.id, 'merging');
       // One with no run of its own waits behind the check (the merge queue lands nothing else of the project meanwhile).
       await daemon.store.tasks.transition(waiting.id, 'merging');
+      await daemon.store.tasks.transition(rider.id, 'merging');
 
       const page = await browser.context.newPage();
       await page.goto(daemon.boardUrl);
@@ -50,6 +53,11 @@ describe.skipIf(skip !== null)('a merge check on the board, in Chromium', () => 
       expect(await page.locator(`[data-card="${plain.id}"]`).textContent()).not.toContain('waiting');
       await waitingCard.click();
       await page.getByTestId('merge-turn').getByText(`Waiting for its turn to merge: the merge check of Checked on its merge (${checked.id}) runs now, and the merge queue checks one change at a time. This task lands after it.`).waitFor();
+      // The one checked together with it says so, with the count.
+      const riderCard = page.locator(`[data-card="${rider.id}"]`);
+      await riderCard.getByText('checking merge together with Checked on its merge (2 changes)', { exact: true }).waitFor();
+      await riderCard.click();
+      await page.getByTestId('merge-turn').getByText(`Checking the merge together with Checked on its merge (${checked.id}): 2 changes, checked in one merge check. They land together once the checks pass.`).waitFor();
 
       // Main moved during the check: the next round is opened, and the card follows without a reload.
       await opened(2);
@@ -61,6 +69,7 @@ describe.skipIf(skip !== null)('a merge check on the board, in Chromium', () => 
       await card.getByText(/checking merge/).waitFor({ state: 'detached' });
       expect(await card.textContent()).not.toContain('checking');
       await waitingCard.getByText(/waiting for its turn/).waitFor({ state: 'detached' });
+      await riderCard.getByText(/together with/).waitFor({ state: 'detached' });
       await page.getByTestId('merge-turn').waitFor({ state: 'detached' });
       await page.close();
     } finally {
