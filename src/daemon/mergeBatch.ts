@@ -19,7 +19,13 @@
 import { mergeAlone, mergeChecked, reviewedCommit } from '../core/reviewed.js';
 import type { Task } from '../core/types.js';
 import type { Store } from '../store/store.js';
-import type { Car } from './mergeTrain.js';
+
+/** What a batch needs of a train's car (mergeTrain.ts Car, which imports this module). */
+interface Car {
+  task: Task;
+  branch: string;
+  tip: string;
+}
 
 /** Changes checked together at most: the leader and up to 3 riders. */
 export const MAX_BATCH = 4;
@@ -42,19 +48,19 @@ export function ridersFor(leader: Car, behind: readonly Car[]): Rider[] {
 }
 
 /** A passed check of several changes that may land now: each car of this train with its merge commit, in chain order. */
-export type ChainToLand = Array<{ car: Car; sha: string }>;
+export type ChainToLand<C extends Car> = Array<{ car: C; sha: string }>;
 
 /**
  * What the leader's passed check of several changes lets land on `head`: the chain (the leader and its riders, among
  * `cars`), 'stale' when it no longer counts (main moved, a rider is not due in this train or was approved anew, its
  * branch moved), or null when the leader's check was of its change alone.
  */
-export function chainFor(leader: Car, cars: readonly Car[], head: string): ChainToLand | 'stale' | null {
+export function chainFor<C extends Car>(leader: C, cars: readonly C[], head: string): ChainToLand<C> | 'stale' | null {
   const checked = mergeChecked(leader.task);
   const batch = checked?.batch;
   if (!checked || !batch) return null;
   if (batch.base !== head || leader.tip !== checked.commitSha || batch.cars[0]?.taskId !== leader.task.id) return 'stale';
-  const chain: ChainToLand = [{ car: leader, sha: batch.cars[0].sha }];
+  const chain: ChainToLand<C> = [{ car: leader, sha: batch.cars[0].sha }];
   for (const entry of batch.cars.slice(1)) {
     const car = cars.find((c) => c.task.id === entry.taskId);
     if (!car || car.tip !== entry.commit || reviewedCommit(car.task) !== entry.commit || mergeChecked(car.task)?.batch) return 'stale';

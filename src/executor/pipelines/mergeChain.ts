@@ -18,15 +18,8 @@ import { mergeCommitOnto, mergeInProgress } from '../../git/merge.js';
 import { needsAttention, stage, type RunContext } from '../context.js';
 import { appendTranscript } from '../protocol/transcript.js';
 import { runChecks } from './executor.js';
-import { failedOnMerge, putBack, type MergeCheckResult } from './mergeCheck.js';
+import { failedOnMerge, putBack, type ChainCar, type MergeCheckResult } from './mergeCheckResult.js';
 import type { WorktreeStageOutput } from './worktreeStage.js';
-
-/** One change in the chain: the task, the commit merged for it, and its merge commit. */
-export interface ChainCar {
-  taskId: string;
-  commit: string;
-  sha: string;
-}
 
 interface Chain {
   baseSha: string;
