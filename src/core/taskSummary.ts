@@ -17,7 +17,7 @@ export interface CardMergeCheck {
 }
 
 /**
- * A task in merging waiting for its turn (daemon/mergeQueue.ts checks one change at a time): the task whose merge
+ * A task in merging waiting for its turn (daemon/mergeQueue.ts runs one merge check at a time): the task whose merge
  * check runs now, which lands first.
  */
 export interface CardMergeTurn {

@@ -25,7 +25,7 @@ ${NAMES.map((n) => `  - match: { role: execute, title: "Add ${n}" }\n    actions
       - verdict: { verdict: approve, findings: [] }
 `;
 
-describe('the merge queue checks one change at a time', () => {
+describe('the merge queue runs one merge check at a time', () => {
   let daemon: TestDaemon | null = null;
   let releaseDir: string | null = null;
   afterEach(async () => {

@@ -24,7 +24,7 @@ export async function mergeCheckNow(store: Store, task: Task, runs: readonly Run
 
 /**
  * A task in merging with no run of its own, while another task of its project has its merge check at work, waits for
- * its turn: the merge queue checks one change at a time and lands nothing else of the project meanwhile (it stays in
+ * its turn: the merge queue runs one merge check at a time and lands nothing else of the project meanwhile (it stays in
  * merging, and looked stuck). Which task that is; it lands after it, or with it when it is checked together with it. `atWork` is the project's check when the caller
  * read it already (the board's list reads it once per project).
  */

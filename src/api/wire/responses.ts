@@ -205,7 +205,7 @@ export const taskDetailResponse = z.strictObject({
       together: z.number().int().optional().describe('set when this task is checked together with it, in that one merge check (the merge queue checks approved changes in batches): how many changes the check holds; they land together'),
     })
     .nullable()
-    .describe('for a task in merging with no run of its own while another task of its project has its merge check at work (the merge queue checks one change at a time, and nothing else of the project lands meanwhile): that task; this one lands after it. Else null'),
+    .describe('for a task in merging with no run of its own while another task of its project has its merge check at work (the merge queue runs one merge check at a time, and nothing else of the project lands meanwhile): that task; this one lands after it. Else null'),
   knowledgeElsewhere: z
     .array(
       z.strictObject({

@@ -15,7 +15,12 @@ describe('mergeCheckLine', () => {
   });
 
   it('a task waiting behind another task\'s merge check names that task and says it lands after it, on one line', () => {
-    expect(mergeTurnLine({ behind: { id: 't_1', title: 'Add a' } })).toBe('Waiting for its turn to merge: the merge check of Add a (t_1) runs now, and the merge queue checks one change at a time. This task lands after it.');
+    expect(mergeTurnLine({ behind: { id: 't_1', title: 'Add a' } })).toBe('Waiting for its turn to merge: the merge check of Add a (t_1) runs now, and the merge queue runs one merge check at a time. This task lands after it.');
     expect(mergeTurnLine({ behind: { id: 't_1', title: 'Add\nb' } }).split('\n')).toHaveLength(1);
+  });
+
+  it('a task checked together with another task\'s merge check says so, with how many changes it holds', () => {
+    expect(mergeTurnLine({ behind: { id: 't_1', title: 'Add a' }, together: 3 })).toBe('Checking the merge together with Add a (t_1): 3 changes, checked in one merge check. They land together once the checks pass.');
+    expect(mergeTurnLine({ behind: { id: 't_1', title: 'Add\nb' }, together: 2 }).split('\n')).toHaveLength(1);
   });
 });

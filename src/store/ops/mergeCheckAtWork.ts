@@ -1,5 +1,5 @@
 /**
- * The merge check at work in a project (daemon/mergeQueue.ts checks one change at a time): the task in merging whose
+ * The merge check at work in a project (daemon/mergeQueue.ts runs one merge check at a time): the task in merging whose
  * merge_check run is running, with its title, so a task waiting behind it can say whose turn it is. One read through
  * indexes: the project's tasks in merging (tasks_project_status), then their runs (runs_task); null when none runs.
  */

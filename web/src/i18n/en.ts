@@ -42,7 +42,7 @@ export const en = {
   },
   detail: {
     waitingOn: 'It starts when its dependencies are done: {{deps}}.', waitsForYou: 'waits for you', stuckOn: 'It cannot start: it depends on {{deps}}. Retry that task, or drop it from this one’s dependencies.',
-    mergeTogether: 'Checking the merge together with {{title}} ({{id}}): {{count}} changes, checked in one merge check. They land together once the checks pass.', mergeTurn: 'Waiting for its turn to merge: the merge check of {{title}} ({{id}}) runs now, and the merge queue checks one change at a time. This task lands after it.', mergeChecking: 'Checking the merge with {{base}}: check {{check}} runs on its branch merged with {{base}}. Nothing lands until the checks pass.',
+    mergeTogether: 'Checking the merge together with {{title}} ({{id}}): {{count}} changes, checked in one merge check. They land together once the checks pass.', mergeTurn: 'Waiting for its turn to merge: the merge check of {{title}} ({{id}}) runs now, and the merge queue runs one merge check at a time. This task lands after it.', mergeChecking: 'Checking the merge with {{base}}: check {{check}} runs on its branch merged with {{base}}. Nothing lands until the checks pass.',
     mergeCheckMerging: 'Checking the merge with {{base}}: {{base}} is being merged into its branch, then the project’s checks run on it. Nothing lands until they pass.',
     mergeCheckRound: 'Merge check {{round}} of at most {{maxRounds}}, on daemon {{daemon}}.',
     waitingForRun: 'It waits for a run slot on daemon {{daemon}}: it runs at most {{limit}} at a time, and has these going: {{runs}}. Its next stage starts there when one of them ends.',
