@@ -17,7 +17,7 @@ import { createRun, finishRun, getRun, listRuns, setOutboxProgress, setRunWorker
 import { runKnowledgeOf, storeRunKnowledge } from './ops/runKnowledge.js';
 import { withFaults, type StoreFaults } from './faults.js';
 import { projectRecords } from './projectOps.js';
-import { taskClaims, taskGates, taskRecords, type TaskOpsContext } from './taskOps.js';
+import { taskClaims, taskGates, taskReads, taskRecords, type TaskOpsContext } from './taskOps.js';
 
 export type Clock = () => number;
 
@@ -63,7 +63,7 @@ export function createStore(engine: DBAdapter, clock: Clock = Date.now, options:
 
   const ops: TaskOpsContext = { db, tx, clock };
   const projects = projectRecords(ops);
-  const tasks = { ...taskRecords(ops), ...taskClaims(ops), ...taskGates(ops) };
+  const tasks = { ...taskReads(ops), ...taskRecords(ops), ...taskClaims(ops), ...taskGates(ops) };
 
   const runs = {
     create: (opts: { taskId: string; kind: RunKind; model: string | null; traceId: string; attempt: number; id?: string; runDir?: string | null; owner?: string | null }) =>

@@ -37,14 +37,9 @@ function statusEvent(before: Pick<Task, 'status'>, after: Task, extra: Record<st
   return { projectId: after.projectId, taskId: after.id, type: 'task.status', payload: { from: before.status, to: after.status, ...extra } };
 }
 
-export function taskRecords({ db, tx }: TaskOpsContext) {
+/** Reads of tasks, no transaction. */
+export function taskReads({ db }: Pick<TaskOpsContext, 'db'>) {
   return {
-    create: (input: TaskInput) =>
-      tx('tasks.create', async (q, now) => {
-        const task = await createTask(q, input, now);
-        await appendEvent(q, { projectId: task.projectId, taskId: task.id, type: 'task.created', payload: { title: task.title } }, now);
-        return task;
-      }),
     get: (id: string) => getTask(db, id),
     /** The task without its approvals (ops/getTask.ts taskRow): for the daemon's decisions. */
     row: (id: string) => taskRow(db, id),
@@ -57,6 +52,17 @@ export function taskRecords({ db, tx }: TaskOpsContext) {
     superseded: (ids: readonly string[], projectId?: string) => supersededVersions(db, ids, projectId),
     /** Parents waiting for subtasks that are all over (ops/taskTree.ts). */
     settledParents: () => settledParentIds(db),
+  };
+}
+
+export function taskRecords({ tx }: TaskOpsContext) {
+  return {
+    create: (input: TaskInput) =>
+      tx('tasks.create', async (q, now) => {
+        const task = await createTask(q, input, now);
+        await appendEvent(q, { projectId: task.projectId, taskId: task.id, type: 'task.created', payload: { title: task.title } }, now);
+        return task;
+      }),
     edit: (id: string, edit: TaskEdit) =>
       tx('tasks.edit', async (q, now) => {
         const task = await editTask(q, id, edit, now);
