@@ -216,3 +216,30 @@ describe('Ingestor.stop: a daemon shutting down', () => {
     expect((await s.store.runs.get(s.run.id)).status).toBe('failed');
   });
 });
+
+describe('Ingestor: what goes on after a run\'s outcome', () => {
+  it('is said when it fails, not thrown: its rejection is no unhandled one (a daemon exited on it when PostgreSQL restarted)', async () => {
+    const s = await setup();
+    const errors: Error[] = [];
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const ingestor = new Ingestor(s.store, new Bus(), {
+        owner: OWNER, leaseMs: 10 * MINUTE, onChange: () => {}, onError: (e) => errors.push(e),
+        onFinal: async () => {
+          throw new Error('terminating connection due to administrator command');
+        },
+      });
+      s.writer().write({ type: 'error', code: 'CHECK_FAILED', message: 'failed', stage: 'check:test', retryable: false, usage: NO_USAGE, needsAttention });
+      await ingestor.ingest(s.run);
+      await ingestor.stop();
+      await new Promise((r) => setImmediate(r));
+      expect(errors.map((e) => e.message)).toEqual(['terminating connection due to administrator command']);
+      expect(unhandled).toEqual([]);
+      expect((await s.store.runs.get(s.run.id)).status).toBe('failed');
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});

@@ -215,7 +215,9 @@ export class Ingestor {
     pos.seqs.see(r.seq);
     pos.offset = nextOffset;
     this.unfollow(run.id);
-    const after = this.opts.onFinal(run);
+    // What goes on after the outcome (the run's knowledge) is said when it fails, never thrown: a database restarted
+    // under it made the daemon exit on the unhandled rejection (CI188, multihost's PostgreSQL restart).
+    const after = this.opts.onFinal(run)?.catch((err: unknown) => this.opts.onError(coerceError(err)));
     if (after) {
       this.afterFinal.add(after);
       void after.finally(() => this.afterFinal.delete(after));

@@ -53,7 +53,10 @@ export async function knowledgeFinished(store: Store, knowledge: KnowledgeBridge
   // The run took the task to its gate (a review, on a task taken over): its other daemons' runs' candidates come here.
   const now = await store.tasks.row(run.taskId).catch(gone);
   if (now?.status === 'exec_review' && run.owner !== null) {
-    const left = await importKnowledgeElsewhere(store, knowledge, home, run.owner, now, await store.runs.list({ taskId: now.id })).catch((err) => (onError(coerceError(err)), []));
+    const left = await store.runs
+      .list({ taskId: now.id })
+      .then((runs) => importKnowledgeElsewhere(store, knowledge, home, run.owner!, now, runs))
+      .catch((err) => (onError(coerceError(err)), []));
     for (const l of left.filter((x) => x.error !== null)) await store.events.append({ projectId: now.projectId, taskId: now.id, runId: l.run.id, type: 'knowledge.error', payload: { step: 'import', message: l.error } }).catch((err) => onError(coerceError(err)));
   }
 }
