@@ -568,6 +568,31 @@ describe('merge trains', () => {
     expect(again).toBe(1);
   });
 
+  it('two projects whose merging tasks wait for their runs do not keep each other ticking (the daemon hung, its event loop starved)', async () => {
+    const { s, projectA, projectB } = await twoProjects();
+    await approved(s, projectA, 'a', 'maestro/t-a');
+    await approved(s, projectB, 'b', 'maestro/t-b');
+    const errors: Error[] = [];
+    let again = 0;
+    const ticks = new Set<Promise<void>>();
+    // As the orchestrator asks for the tick again, at once (no timer between): each tick a chain of database reads.
+    const merges: MergeCoordinator = new MergeCoordinator(s, {
+      hooks: {}, startConflictRun: async () => true, runningRun: async () => 'conflict', repos: new ProjectRepos(tempDir('maestro-home-')),
+      owner: 'd1', leaseMs: 60_000, onChange: () => {}, onError: (e) => errors.push(e),
+      onAgain: (projectId) => {
+        if (++again > 50) return; // the loop this test is about: cut, so that it fails instead of hanging
+        const t = Promise.resolve().then(() => merges.tick(projectId));
+        ticks.add(t);
+        void t.finally(() => ticks.delete(t));
+      },
+    });
+    await Promise.all([merges.tick(), merges.tick(), merges.tick()]);
+    while (ticks.size) await Promise.all([...ticks]);
+    expect(errors).toEqual([]);
+    // A tick that found each project merging asks once for each, and those ask for nothing more.
+    expect(again).toBeLessThanOrEqual(2);
+  });
+
   it('a push the remote refuses records nothing; the tasks are retried later, each in a train of its own', async () => {
     const s = await openStore();
     const root = tempDir('maestro-train-');

@@ -80,8 +80,8 @@ export class MergeCoordinator {
       owner: string;
       leaseMs: number;
       onChange: () => void;
-      /** Asks for another tick: work was approved in a project while it was merging (see `tick`). */
-      onAgain?: () => void;
+      /** Asks for another tick of the project: work was approved in it while it was merging (see `tick`). */
+      onAgain?: (projectId: string) => void;
       onError: (err: Error) => void;
       /** Where the project's task worktrees live (removed once their task is merged). */
       worktreeRoot?: (projectId: string) => string;
@@ -113,13 +113,13 @@ export class MergeCoordinator {
    * are done. Projects merge side by side, each on its own: its own repository, clone and lease, so one
    * project's train, push or clean-up never holds another's, and a tick called meanwhile starts the
    * projects whose work was approved since. (One tick for all, one project after another, four demo
-   * projects' merges took 3.5 s each in bench:daemon with four workers, 0.8 s with one.)
+   * projects' merges took 3.5 s each in bench:daemon with four workers, 0.8 s with one.) `only`: that project alone
+   * (onAgain's tick: one of all asked again for the others, and two projects kept each other ticking for good).
    */
-  async tick(): Promise<void> {
-    // Beside the trains, not before them: a conflict run's start syncs its project's clone, and a remote that fell
-    // silent there held every project's merges. A task waiting for its run is not merged meanwhile (dueProjects).
+  async tick(only?: string): Promise<void> {
+    // Beside the trains: a conflict run's start syncs its clone, and a silent remote there held every project's merges.
     const started: Promise<void>[] = [this.conflictRuns.openWaiting()];
-    for (const projectId of await this.dueProjects()) {
+    for (const projectId of (await this.dueProjects()).filter((id) => only === undefined || id === only)) {
       if (this.inFlight.has(projectId)) {
         this.dueAgain.add(projectId);
         continue;
@@ -127,7 +127,7 @@ export class MergeCoordinator {
       // Work approved while the project merged or cleaned up goes at once, not at the next tick (up to tickMs later).
       const flight = this.mergeProjectRounds(projectId).finally(() => {
         this.inFlight.delete(projectId);
-        if (this.dueAgain.delete(projectId)) this.opts.onAgain?.();
+        if (this.dueAgain.delete(projectId)) this.opts.onAgain?.(projectId);
       });
       this.inFlight.set(projectId, flight);
       started.push(flight);

@@ -112,10 +112,10 @@ export class Orchestrator {
       startConflictRun: (task, kind) => this.startConflictRun(task, kind),
       runningRun: async (taskId) => (await this.store.runs.list({ taskId, status: 'running' }))[0]?.kind ?? null,
       repos: this.repos,
-      owner: this.owner,
-      leaseMs: config.leaseMs,
+      owner: this.owner, leaseMs: config.leaseMs,
       onChange: opts.onChange,
-      onAgain: () => this.kickMerges(),
+      // After pending I/O: a tick with nothing to do reads only SQLite (microtasks); chained, they starved the event loop.
+      onAgain: (projectId) => this.kickMerges(new Promise((r) => setImmediate(r)), projectId),
       onError: opts.onError,
       worktreeRoot: (projectId) => worktreeRoot(config.home, projectId),
     });
@@ -244,10 +244,10 @@ export class Orchestrator {
    * Merges beside the tick (fetches and pushes are slow), a project never in two at once, once `after` (a tick's
    * run starts) has settled; errors are logged, never unhandled rejections.
    */
-  private kickMerges(after?: Promise<unknown>): void {
+  private kickMerges(after?: Promise<unknown>, only?: string): void {
     if (this.stopping) return;
     const tick: Promise<void> = Promise.resolve(after)
-      .then(() => this.merges.tick())
+      .then(() => this.merges.tick(only))
       .catch((err) => this.opts.onError(coerceError(err)))
       .finally(() => this.mergeTicks.delete(tick));
     this.mergeTicks.add(tick);
