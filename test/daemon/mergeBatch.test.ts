@@ -18,15 +18,10 @@ import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { bareRemote, git, makeRepo } from '../helpers/repo.js';
 import { until, untilStatus } from '../helpers/wait.js';
+import { filePerTaskScript } from './filePerTask.js';
 
 const NAMES = ['a', 'b', 'c'];
-/** Task "Add <n>" writes <n>.txt: no two touch the same file, so every merge is clean. */
-const SCRIPT = `steps:
-${NAMES.map((n) => `  - match: { role: execute, title: "Add ${n}" }\n    actions:\n      - write: { path: ${n}.txt, content: "${n}\\n" }`).join('\n')}
-  - match: { role: review }
-    actions:
-      - verdict: { verdict: approve, findings: [] }
-`;
+const SCRIPT = filePerTaskScript(NAMES);
 
 describe('the merge queue checks approved changes together', () => {
   let daemon: TestDaemon | null = null;

@@ -15,15 +15,10 @@ import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { daemonRequest, startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { git, makeRepo } from '../helpers/repo.js';
 import { until, untilStatus } from '../helpers/wait.js';
+import { filePerTaskScript } from './filePerTask.js';
 
 const NAMES = ['a', 'b', 'c', 'd', 'e'];
-/** Task "Add <n>" writes <n>.txt: no two touch the same file, so every merge is clean, and none a fast-forward but the first. */
-const SCRIPT = `steps:
-${NAMES.map((n) => `  - match: { role: execute, title: "Add ${n}" }\n    actions:\n      - write: { path: ${n}.txt, content: "${n}\\n" }`).join('\n')}
-  - match: { role: review }
-    actions:
-      - verdict: { verdict: approve, findings: [] }
-`;
+const SCRIPT = filePerTaskScript(NAMES);
 
 describe('the merge queue runs one merge check at a time', () => {
   let daemon: TestDaemon | null = null;
