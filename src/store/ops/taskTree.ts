@@ -62,7 +62,7 @@ export async function cancelTask(db: Queryable, opts: { id: string; from?: TaskS
 export async function settledParentIds(db: Queryable): Promise<string[]> {
   const rows = await db.all<{ id: string }>(
     `SELECT p.id FROM tasks p WHERE p.status = 'waiting_children'
-       AND NOT EXISTS (SELECT 1 FROM tasks c WHERE c.parent_id = p.id AND c.status NOT IN ('done', 'cancelled', 'superseded'))
+       AND NOT EXISTS (SELECT 1 FROM tasks c WHERE c.parent_id = p.id AND c.status NOT IN (${FINISHED_STATUSES.map((st) => `'${st}'`).join(', ')}))
      ORDER BY p.created_at, p.id`,
   );
   return rows.map((r) => r.id);
