@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import type { Project } from '../core/types.js';
-import { checkoutState, git } from '../git/git.js';
+import { checkoutState, git, headSha } from '../git/git.js';
 import { releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
 import { baseBranchOf, remoteOf } from './repos.js';
 import { knowledgeChanges, promoteOnRemote, promotionMessage, type Promoted, type SharedKnowledgeDeps } from './sharedKnowledge.js';
@@ -78,7 +78,7 @@ async function commitOurs(repo: string, base: string, message: () => Promise<str
     await git(repo, ['add', '--', ...files]);
     // --no-verify: the person's commit hooks judge the person's commits (as the merge's, git/merge.ts).
     await git(repo, ['commit', '-q', '--no-verify', '-m', await message(), '--', ...files]);
-    return { sha: (await git(repo, ['rev-parse', 'HEAD'])).stdout.trim(), why: null };
+    return { sha: await headSha(repo), why: null };
   } catch (err) {
     return { sha: null, why: `git could not commit them: ${(err as Error).message}` };
   }

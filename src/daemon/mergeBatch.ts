@@ -70,8 +70,8 @@ export function chainFor<C extends Car>(leader: C, cars: readonly C[], head: str
 }
 
 /** The riders the train named for the task's merge check (its newest merge.check event), for the check run's job. */
-export async function ridersOf(store: Store, task: Task): Promise<Rider[]> {
-  const [opened] = (await store.events.list({ taskId: task.id, type: 'merge.check', order: 'newest', limit: 1 })).events;
+export async function ridersOf(store: Store, taskId: string): Promise<Rider[]> {
+  const [opened] = (await store.events.list({ taskId, type: 'merge.check', order: 'newest', limit: 1 })).events;
   const riders = opened?.payload.riders;
   if (!Array.isArray(riders)) return [];
   return riders.filter((r): r is Rider => !!r && typeof r === 'object' && ['taskId', 'title', 'branch', 'commit'].every((k) => typeof (r as Record<string, unknown>)[k] === 'string'));

@@ -141,7 +141,7 @@ export class RunStarter {
     if (kind === 'merge_check') {
       // Where its branch starts (before a chain checked earlier), and the changes checked together with it (mergeBatch.ts).
       job.mergeFrom = checkStart(task) ?? undefined;
-      job.mergeBatch = await ridersOf(store, task);
+      job.mergeBatch = await ridersOf(store, task.id);
     }
     writeJob(runDir, job);
     await tryKnowledge(store, task, 'run-started', () => knowledge.onRunStarted({ task, run: { id: runId, kind }, runDir, repoPath: project.repoPath }), opts.onError);

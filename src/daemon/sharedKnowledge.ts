@@ -90,7 +90,7 @@ export interface Promoted {
 export async function promotionMessage(store: Store, sessionId: string, result: Promoted): Promise<string> {
   const taskId = taskIdOfSession(sessionId);
   const task = taskId ? await store.tasks.get(taskId).catch(() => null) : null;
-  return promotionSubject(task ? `task "${oneLine(task.title)}" (${task.id})` : `session ${sessionId}`, result);
+  return promotionSubject(task ? `task "${subjectLine(task.title)}" (${task.id})` : `session ${sessionId}`, result);
 }
 
 /** The message's text once its source is named (`from`): what the CLI writes too, where no store names the task. */
@@ -99,13 +99,14 @@ export function promotionSubject(from: string, result: Promoted): string {
   return `Knowledge promoted from ${from}${ids.length ? `: ${ids.join(', ')}` : ''}`;
 }
 
-function oneLine(text: string): string {
+/** A commit subject's part: whitespace made one space, at most 72 characters. */
+function subjectLine(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > 72 ? `${line.slice(0, 71)}…` : line;
 }
 
 /** The project's spec and knowhow files, as git pathspecs. */
-export const KNOWLEDGE_FILES = [':(glob).workflow/specs/*.md', ':(glob).workflow/knowhow/**/*.md'];
+const KNOWLEDGE_FILES = [':(glob).workflow/specs/*.md', ':(glob).workflow/knowhow/**/*.md'];
 
 /**
  * The knowledge files a promotion changed in the clone: the project's spec and knowhow files. Never its

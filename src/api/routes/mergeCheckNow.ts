@@ -42,7 +42,7 @@ type CheckWithRiders = MergeCheckAtWork & { riders: string[] };
 
 async function withRiders(store: Store, check: MergeCheckAtWork | null): Promise<CheckWithRiders | null> {
   if (!check) return null;
-  return { ...check, riders: (await ridersOf(store, await store.tasks.row(check.taskId))).map((r) => r.taskId) };
+  return { ...check, riders: (await ridersOf(store, check.taskId)).map((r) => r.taskId) };
 }
 
 /**

@@ -16,9 +16,8 @@ import { MaestroError } from '../../core/errors.js';
 import { git } from '../../git/git.js';
 import { mergeCommitOnto, mergeInProgress } from '../../git/merge.js';
 import { needsAttention, stage, type RunContext } from '../context.js';
-import { appendTranscript } from '../protocol/transcript.js';
 import { runChecks } from './executor.js';
-import { failedOnMerge, putBack, type ChainCar, type MergeCheckResult } from './mergeCheckResult.js';
+import { baseSince, failedOnMerge, putBack, say, type ChainCar, type MergeCheckResult } from './mergeCheckResult.js';
 import type { WorktreeStageOutput } from './worktreeStage.js';
 
 interface Chain {
@@ -30,18 +29,13 @@ interface Chain {
   broughtCount: number;
 }
 
-/** How many of the base's new commits a failure names (then the count): as a check of one change. */
-const MAX_NAMED = 10;
-
 export async function runChainCheck(ctx: RunContext, wt: WorktreeStageOutput, from: string): Promise<MergeCheckResult> {
   const { job } = ctx;
   const base = job.project.baseBranch;
   const riders = job.mergeBatch ?? [];
   const chain = await stage(ctx, 'merge', async (): Promise<Chain> => {
     if (await mergeInProgress(wt.path)) await git(wt.path, ['merge', '--abort']);
-    const baseSha = (await git(wt.path, ['rev-parse', '--verify', `${base}^{commit}`])).stdout.trim();
-    const log = await git(wt.path, ['log', '--format=%h %s', `${from}..${baseSha}`]);
-    const lines = log.stdout.split('\n').filter(Boolean);
+    const { baseSha, brought, broughtCount } = await baseSince(wt.path, base, from);
     await putBack(wt.path, baseSha);
     const cars: ChainCar[] = [];
     const cut: string[] = [];
@@ -52,7 +46,7 @@ export async function runChainCheck(ctx: RunContext, wt: WorktreeStageOutput, fr
     }
     // The task's own change conflicts with the base: nothing is checked, and the train finds the conflict.
     if (!cars.length) await putBack(wt.path, from);
-    return { baseSha, cars, cut: cut.filter((id) => id !== job.taskId), brought: lines.slice(0, MAX_NAMED), broughtCount: lines.length };
+    return { baseSha, cars, cut: cut.filter((id) => id !== job.taskId), brought, broughtCount };
   });
   const result = { branch: wt.branch, from, baseSha: chain.baseSha, brought: chain.brought, broughtCount: chain.broughtCount };
   if (!chain.cars.length) return { ...result, commitSha: null, checks: [], conflict: true };
@@ -76,9 +70,4 @@ export async function runChainCheck(ctx: RunContext, wt: WorktreeStageOutput, fr
     say(ctx, `check:${String(d.check)}`, `Check ${String(d.check)} failed on the ${chain.cars.length} changes together: nothing landed, and each of them is checked alone next, so the one that breaks it is found by its own check`);
     return { ...result, commitSha: null, checks: [], conflict: false, batchFailed: { check: String(d.check), taskIds: chain.cars.map((c) => c.taskId) } };
   }
-}
-
-/** The run has no agent: its transcript is what the check did and said, for `task logs`. */
-function say(ctx: RunContext, stageName: string, text: string): void {
-  appendTranscript(ctx.runDir, { at: Date.now(), stage: stageName, role: 'notice', text });
 }

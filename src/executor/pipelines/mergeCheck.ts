@@ -14,14 +14,10 @@ import { MaestroError } from '../../core/errors.js';
 import { git } from '../../git/git.js';
 import { mergeInProgress, startMerge } from '../../git/merge.js';
 import { needsAttention, stage, type RunContext } from '../context.js';
-import { appendTranscript } from '../protocol/transcript.js';
 import { runChecks } from './executor.js';
 import { runChainCheck } from './mergeChain.js';
-import { failedOnMerge, putBack, type MergeCheckResult } from './mergeCheckResult.js';
+import { baseSince, failedOnMerge, putBack, say, type MergeCheckResult } from './mergeCheckResult.js';
 import { commitWork, worktreeStage } from './worktreeStage.js';
-
-/** How many of the base's new commits a failure names (then the count). */
-const MAX_NAMED = 10;
 
 export async function runMergeCheck(ctx: RunContext): Promise<MergeCheckResult> {
   const { job } = ctx;
@@ -33,10 +29,7 @@ export async function runMergeCheck(ctx: RunContext): Promise<MergeCheckResult> 
   const merged = await stage(ctx, 'merge', async () => {
     if (await mergeInProgress(wt.path)) await git(wt.path, ['merge', '--abort']);
     await putBack(wt.path, from);
-    const baseSha = (await git(wt.path, ['rev-parse', '--verify', `${base}^{commit}`])).stdout.trim();
-    const log = await git(wt.path, ['log', '--format=%h %s', `${from}..${baseSha}`]);
-    const lines = log.stdout.split('\n').filter(Boolean);
-    const said = { baseSha, brought: lines.slice(0, MAX_NAMED), broughtCount: lines.length };
+    const said = await baseSince(wt.path, base, from);
     const { clean } = await startMerge(wt.path, base);
     if (!clean) {
       await git(wt.path, ['merge', '--abort']);
@@ -56,7 +49,7 @@ export async function runMergeCheck(ctx: RunContext): Promise<MergeCheckResult> 
     await putBack(wt.path, from);
     // The run has no agent: its transcript is what the check said, for `task logs` (the whole log stays in the run's checks/).
     const d = err.details ?? {};
-    if (typeof d.log === 'string') appendTranscript(ctx.runDir, { at: Date.now(), stage: `check:${String(d.check)}`, role: 'notice', text: d.log });
+    if (typeof d.log === 'string') say(ctx, `check:${String(d.check)}`, d.log);
     throw needsAttention('CHECK_FAILED', 'merge_check_failed', failedOnMerge(job.taskId, base, wt.branch, err, result), { ...err.details, from, baseSha: merged.baseSha, brought: merged.brought, broughtCount: merged.broughtCount });
   }
 }

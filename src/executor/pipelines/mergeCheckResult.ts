@@ -4,6 +4,8 @@
  */
 import type { MaestroError } from '../../core/errors.js';
 import { git } from '../../git/git.js';
+import type { RunContext } from '../context.js';
+import { appendTranscript } from '../protocol/transcript.js';
 
 /** One change in a checked chain (mergeChain.ts): the task, the commit merged for it, and its merge commit. */
 export interface ChainCar {
@@ -32,6 +34,16 @@ export interface MergeCheckResult {
   batchFailed?: { check: string; taskIds: string[] };
 }
 
+/** How many of the base's new commits a failure names (then the count). */
+const MAX_NAMED = 10;
+
+/** The base's commit now, and its commits since `from` (short id and subject, newest first, at most MAX_NAMED): what a failure names. */
+export async function baseSince(worktree: string, base: string, from: string): Promise<{ baseSha: string; brought: string[]; broughtCount: number }> {
+  const baseSha = (await git(worktree, ['rev-parse', '--verify', `${base}^{commit}`])).stdout.trim();
+  const lines = (await git(worktree, ['log', '--format=%h %s', `${from}..${baseSha}`])).stdout.split('\n').filter(Boolean);
+  return { baseSha, brought: lines.slice(0, MAX_NAMED), broughtCount: lines.length };
+}
+
 /** The branch (checked out in the worktree) back on the approved commit, the worktree clean. */
 export async function putBack(worktree: string, commit: string): Promise<void> {
   await git(worktree, ['reset', '-q', '--hard', commit]);
@@ -44,4 +56,9 @@ export function failedOnMerge(taskId: string, base: string, branch: string, err:
   const more = r.broughtCount > r.brought.length ? `, and ${r.broughtCount - r.brought.length} more` : '';
   const brought = r.broughtCount ? `${base} brought in ${r.broughtCount} commit${r.broughtCount === 1 ? '' : 's'} since the branch was cut: ${r.brought.join('; ')}${more}` : `${base} brought in no commit`;
   return `check ${String(d.check)} ${how} on ${branch} merged with ${base}: the change passed its checks alone, not together with ${base}. ${brought}. Nothing was merged: ${base} is as it was. \`maestro task logs ${taskId}\` shows the check's output (${String(d.logPath)}). \`maestro task retry ${taskId} --fresh\` runs the task again from the current ${base}; \`maestro task retry ${taskId}\` checks the merge again; or \`maestro task cancel ${taskId}\``;
+}
+
+/** The run has no agent: its transcript is what the check did and said, for `task logs`. */
+export function say(ctx: RunContext, stageName: string, text: string): void {
+  appendTranscript(ctx.runDir, { at: Date.now(), stage: stageName, role: 'notice', text });
 }
