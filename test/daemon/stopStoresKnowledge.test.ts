@@ -21,27 +21,11 @@ import { removeTempDirs, tempDir } from '../helpers/db.js';
 import { makeRepo } from '../helpers/repo.js';
 import { poll, until } from '../helpers/wait.js';
 import { budget } from '../helpers/budget.js';
+import { reportingScript } from '../helpers/reportScript.js';
 
 const DECISIONS = 3;
 const decision = (i: number) => `Module m${i} greets from src/g${i}.ts only.`;
-const SCRIPT = `steps:
-  - match: { role: execute }
-    actions:
-      - wait: 2000
-      - write: { path: "a.txt", content: "hello\\n" }
-      - write:
-          path: .maestro/report.md
-          content: |
-            ---
-            verdict: done
-            summary: "greetings placed"
-            decisions:
-${Array.from({ length: DECISIONS }, (_, i) => `              - accepted: "${decision(i)}"`).join('\n')}
-            ---
-  - match: { role: review }
-    actions:
-      - verdict: { verdict: approve, findings: [] }
-`;
+const SCRIPT = reportingScript({ wait: 2000, writes: [{ path: 'a.txt', content: 'hello\n' }], summary: 'greetings placed', decisions: Array.from({ length: DECISIONS }, (_, i) => decision(i)) });
 const WAITING = "waiting for finished runs' knowledge to be stored";
 
 describe('a stopping daemon and its runs\' knowledge', () => {

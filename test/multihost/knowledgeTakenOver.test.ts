@@ -19,30 +19,14 @@ import { PG_MISSING } from '../helpers/postgres.js';
 import { git, sharedRemote } from '../helpers/repo.js';
 import { poll, until } from '../helpers/wait.js';
 import { budget } from '../helpers/budget.js';
+import { reportingScript } from '../helpers/reportScript.js';
 import { cli, cleanEnv } from '../cli/helpers.js';
 
 if (!pgAvailable()) process.stderr.write(PG_MISSING);
 
 const DECISION = 'Greeting strings live in a.txt and nowhere else.';
 
-const SCRIPT = `steps:
-  - match: { role: execute }
-    actions:
-      - wait: 3000
-      - write: { path: "a.txt", content: "hello\\n" }
-      - write:
-          path: .maestro/report.md
-          content: |
-            ---
-            verdict: done
-            summary: "greeting added"
-            decisions:
-              - accepted: "${DECISION}"
-            ---
-  - match: { role: review }
-    actions:
-      - verdict: { verdict: approve, findings: [] }
-`;
+const SCRIPT = reportingScript({ wait: 3000, writes: [{ path: 'a.txt', content: 'hello\n' }], summary: 'greeting added', decisions: [DECISION] });
 
 type Review = { candidates: Array<{ candidate_id: string; status: string; content: string }> };
 

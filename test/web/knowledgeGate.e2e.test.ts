@@ -22,6 +22,7 @@ import { makeRepo } from '../helpers/repo.js';
 import { poll, until } from '../helpers/wait.js';
 import { BOARD_PLUGINS, browserSkipReason, withBrowser } from './browser.js';
 import { budget } from '../helpers/budget.js';
+import { reportingScript } from '../helpers/reportScript.js';
 
 const skip = browserSkipReason();
 
@@ -37,26 +38,7 @@ const LOCKED_A = 'Greetings never end with punctuation.';
 const LOCKED_B = 'Log timestamps are written in UTC.';
 const ACCEPTED_C = 'Configuration files are parsed with the strict YAML loader.';
 
-const SCRIPT = `steps:
-  - match: { role: execute }
-    actions:
-      - write: { path: src/greet.ts, content: "export const greet = () => 'hello';\\n" }
-      - write:
-          path: .maestro/report.md
-          content: |
-            ---
-            verdict: done
-            summary: "greeting added"
-            decisions:
-              - accepted: "${ACCEPTED_C}"
-            constraints:
-              - locked: "${LOCKED_A}"
-              - locked: "${LOCKED_B}"
-            ---
-  - match: { role: review }
-    actions:
-      - verdict: { verdict: approve, findings: [] }
-`;
+const SCRIPT = reportingScript({ writes: [{ path: 'src/greet.ts', content: "export const greet = () => 'hello';\n" }], summary: 'greeting added', decisions: [ACCEPTED_C], constraints: [LOCKED_A, LOCKED_B] });
 
 describe.skipIf(skip !== null)('the knowledge a run proposed, on the board', () => {
   const browser = withBrowser();
