@@ -74,7 +74,7 @@ export async function importKnowledgeElsewhere(store: Store, knowledge: Knowledg
  */
 export async function importAtGate(store: Store, knowledge: KnowledgeBridge, daemon: { home: string; self: string }, projectId: string, sid: string): Promise<void> {
   const taskId = taskIdOfSession(sid);
-  const task = taskId ? await store.tasks.get(taskId).catch(() => null) : null;
+  const task = taskId ? await store.tasks.row(taskId).catch(() => null) : null;
   if (!task || task.projectId !== projectId || task.status !== 'exec_review') return;
   await importKnowledgeElsewhere(store, knowledge, daemon.home, daemon.self, task, await store.runs.list({ taskId: task.id }));
 }

@@ -89,7 +89,7 @@ export interface Promoted {
  */
 export async function promotionMessage(store: Store, sessionId: string, result: Promoted): Promise<string> {
   const taskId = taskIdOfSession(sessionId);
-  const task = taskId ? await store.tasks.get(taskId).catch(() => null) : null;
+  const task = taskId ? await store.tasks.row(taskId).catch(() => null) : null;
   return promotionSubject(task ? `task "${subjectLine(task.title)}" (${task.id})` : `session ${sessionId}`, result);
 }
 
