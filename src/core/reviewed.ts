@@ -72,6 +72,17 @@ function isBatch(b: unknown): b is CheckedBatch {
   return !!x && typeof x.from === 'string' && typeof x.base === 'string' && Array.isArray(x.cars) && x.cars.length > 1;
 }
 
+/**
+ * The task's own change in a chain it passed a check of several changes in (its merge commit there), with the chain's
+ * commit before it (null: it is the first car, built on the base): its branch holds the whole chain while it waits to
+ * land, and the chain's tip is every car's change, not its. Null when its passed check was of it alone.
+ */
+export function ownCar(task: Task): { sha: string; after: string | null } | null {
+  const cars = mergeChecked(task)?.batch?.cars;
+  const i = cars?.findIndex((c) => c.taskId === task.id) ?? -1;
+  return cars && i >= 0 ? { sha: cars[i]!.sha, after: i > 0 ? cars[i - 1]!.sha : null } : null;
+}
+
 /** The commit the task's next merge check starts its branch from: before a check of several changes, what its branch held. */
 export function checkStart(task: Task): string | null {
   return mergeChecked(task)?.batch?.from ?? reviewedCommit(task);

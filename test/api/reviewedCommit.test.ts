@@ -150,4 +150,32 @@ describe('the reviewed commit at exec_review', () => {
     const tip = commitOn(branch, 'more.txt', 'the next round\n');
     expect((await call('GET', `/api/tasks/${task.id}/diff`)).body).toMatchObject({ head: tip, branchMoved: null });
   });
+
+  it('checked together with other changes, a task waiting to land shows its own change, not the chain\'s', async () => {
+    const { task, branch, reviewed } = await atExecReview();
+    // The batch's chain (daemon/mergeBatch.ts): from main, this task's commit merged, then a rider's; the branch holds its tip.
+    const base = git(repo, 'rev-parse', 'main');
+    git(repo, 'checkout', '-q', '-b', 'rider', base);
+    writeFileSync(join(repo, 'rider.txt'), 'another task\'s change\n');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'rider');
+    const rider = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'checkout', '-q', '--detach', base);
+    git(repo, 'merge', '-q', '--no-ff', '-m', 'merge the task', reviewed);
+    const own = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'merge', '-q', '--no-ff', '-m', 'merge the rider', rider);
+    const tip = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'checkout', '-q', 'main');
+    git(repo, 'branch', '-f', branch, tip);
+    const cars = [{ taskId: task.id, commit: reviewed, sha: own }, { taskId: 'rider-task', commit: rider, sha: tip }];
+    const result = (await d.store.tasks.get(task.id)).result!;
+    const mergeChecked = { approved: reviewed, commitSha: tip, rounds: 1, batch: { from: reviewed, before: null, base, cars } };
+    await d.store.tasks.transition(task.id, 'merging', { fields: { result: { ...result, mergeChecked } } });
+
+    const diff = await call('GET', `/api/tasks/${task.id}/diff`);
+    expect(diff.status).toBe(200);
+    expect(diff.body).toMatchObject({ head: own, base, branchMoved: null });
+    expect(diff.body.files.map((f: { path: string }) => f.path)).not.toContain('rider.txt');
+    expect(diff.body.totals.files).toBe(6);
+  });
 });

@@ -8,7 +8,7 @@ import { existsSync, readSync, closeSync, fstatSync } from 'node:fs';
 import { openRegular } from '../../lib/regularFile.js';
 import { join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
-import { reviewedHead } from '../../core/reviewed.js';
+import { ownCar, reviewedHead } from '../../core/reviewed.js';
 import type { MaestroEvent, Project, Run, Task } from '../../core/types.js';
 import { movedAdvice } from '../../daemon/mergeTrain.js';
 import { baseBranchOf, remoteOf } from '../../daemon/repos.js';
@@ -118,12 +118,15 @@ async function findRange(store: Store, project: Project, task: Task, shared: boo
     if (merged) return merged;
   }
   const reviewed = reviewedHead(task);
-  const recorded = reviewed ?? (typeof task.result?.commitSha === 'string' ? task.result.commitSha : null);
+  // Checked together with other changes, its reviewed commit is the chain's tip: its own merge commit there is its change.
+  const car = reviewed ? ownCar(task) : null;
+  const recorded = car?.sha ?? reviewed ?? (typeof task.result?.commitSha === 'string' ? task.result.commitSha : null);
   const refs = recordedOnly && recorded ? [] : [`refs/heads/${branch}`, `refs/remotes/origin/${branch}`];
   let head: string | null = null;
   for (const ref of shared || reviewed ? [recorded, ...refs] : [...refs, recorded]) if (ref && !head) head = await resolveCommit(repo, ref);
   if (!head) return null;
-  return { branch, base: await mergeBase(repo, baseBranchOf(project), head, task, branch), head, branchMoved: reviewed && !shared ? await movedFrom(repo, branch, reviewed) : null };
+  const after = car?.after && head === car.sha ? await resolveCommit(repo, car.after) : null;
+  return { branch, base: after ?? (await mergeBase(repo, baseBranchOf(project), head, task, branch)), head, branchMoved: reviewed && !shared ? await movedFrom(repo, branch, reviewed) : null };
 }
 
 /**

@@ -84,3 +84,16 @@ describe('task show of a task another daemon holds', () => {
     expect(claimLine({ daemon: 'build-1', lastHeardMsAgo: null, leaseEndsInMs: 30_000 }, 'executing')).toMatch(/a running daemon takes it back to ready and runs it again, from the branch build-1 last pushed/);
   });
 });
+
+describe('task show of a change checked together with others', () => {
+  it('names its own merge commit in the chain as the reviewed commit, as its diff shows, not the chain tip', () => {
+    const [approved, own, tip, rider] = ['a', 'b', 'c', 'd'].map((c) => c.repeat(40)) as [string, string, string, string];
+    const cars = [{ taskId: 't_1', commit: approved, sha: own }, { taskId: 't_2', commit: rider, sha: tip }];
+    const result = { kind: 'review', verdict: 'approve', commitSha: approved, mergeChecked: { approved, commitSha: tip, rounds: 1, batch: { from: approved, before: null, base: 'e'.repeat(40), cars } } };
+    const shown = describeTask(task({ status: 'merging', result }), [], []).split('\n');
+    expect(shown).toContain(`  reviewed commit: ${own}`);
+    // Checked alone, the commit the check passed on is the change.
+    const alone = describeTask(task({ status: 'merging', result: { ...result, mergeChecked: { approved, commitSha: tip, rounds: 1 } } }), [], []).split('\n');
+    expect(alone).toContain(`  reviewed commit: ${tip}`);
+  });
+});

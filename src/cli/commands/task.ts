@@ -5,7 +5,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { MaestroError } from '../../core/errors.js';
-import { reviewedHead } from '../../core/reviewed.js';
+import { ownCar, reviewedHead } from '../../core/reviewed.js';
 import { GATE_STATUSES, LAST_ERROR_STATUSES, TASK_STATUSES } from '../../core/status.js';
 import { COMPLEXITIES, GATES, RUN_KINDS, TASK_SCOPES, TASK_TYPES, type Task, type TaskStatus } from '../../core/types.js';
 import { action, printJson } from '../output.js';
@@ -71,7 +71,9 @@ export function describeTask(task: Task, runs: { id: string; kind: string; statu
   if (task.lastRunError && LAST_ERROR_STATUSES.includes(task.status)) lines.push(`  last error: ${hangingIndent(task.lastRunError, MORE)}`);
   if (task.feedback) lines.push(`  feedback: ${hangingIndent(task.feedback, MORE)}`);
   // What `task diff` shows and `task approve --commit` names: not the branch tip, which may have moved since.
-  const reviewed = reviewedHead(task);
+  // Checked together with other changes, the chain's tip is theirs too: its own merge commit there (as the diff).
+  const head = reviewedHead(task);
+  const reviewed = head ? (ownCar(task)?.sha ?? head) : null;
   if (reviewed) lines.push(`  reviewed commit: ${reviewed}${task.status === 'exec_review' ? ` (maestro task diff ${task.id} shows it; approve --commit ${reviewed} approves only it)` : ''}`);
   for (const a of task.approvals) {
     // Approved, yet waiting at that gate again: a conflict run's resolution came after the approval, and waits for one of its own.
