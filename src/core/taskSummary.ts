@@ -9,11 +9,13 @@ export const TASK_SUMMARY_FIELDS = ['id', 'projectId', 'parentId', 'title', 'sta
 
 /**
  * A merge check at work on a task in merging (daemon/mergeQueue.ts), as its card says it: which round of at most how
- * many (null when its opening event is not found). The task detail's `mergeCheck` says more (the check, the daemon).
+ * many (null when its opening event is not found), or that it waits for a worker (every run slot taken). The task
+ * detail's `mergeCheck` says more (the check, the daemon).
  */
 export interface CardMergeCheck {
   round: number | null;
   maxRounds: number | null;
+  waiting: boolean;
 }
 
 /**

@@ -1,8 +1,9 @@
 /**
  * A task in `merging` whose merge check run is at work (daemon/mergeQueue.ts) looks stuck on the board: nothing says
  * main is being merged into its branch and the project's checks run on that. This reads what the run is doing from its
- * newest phase (the merge, or `check:<name>`) and the round from the `merge.check` event that opened it. The tasks of
- * the project waiting behind that check (mergeTurnNow) say whose check runs and that they land after it.
+ * newest phase (the merge, or `check:<name>`) and the round from the `merge.check` event that opened it; a check the
+ * train opened whose run waits for a worker slot (every run slot taken) says that, else the task looked stuck as well.
+ * The tasks of the project waiting behind that check (mergeTurnNow) say whose check it is and that they land after it.
  */
 import type { CardMergeCheck, CardMergeTurn } from '../../core/taskSummary.js';
 import type { Run, Task } from '../../core/types.js';
@@ -11,20 +12,24 @@ import type { Store } from '../../store/store.js';
 import { ridersOf } from '../../daemon/mergeBatch.js';
 import type { TaskDetail } from '../wire/responses.js';
 
-export async function mergeCheckNow(store: Store, task: Task, runs: readonly Run[]): Promise<TaskDetail['mergeCheck']> {
+export async function mergeCheckNow(store: Store, task: Task, runs: readonly Run[], atWork?: MergeCheckAtWork | null): Promise<TaskDetail['mergeCheck']> {
   if (task.status !== 'merging') return null;
   const run = runs.find((r) => r.kind === 'merge_check' && r.status === 'running');
-  if (!run) return null;
-  const [phase] = (await store.events.list({ runId: run.id, type: 'run.phase', order: 'newest', limit: 1 })).events;
+  // No run yet: its check may wait for a run slot (the train opened it, every slot is taken), and says so.
+  const waiting = run || runs.some((r) => r.status === 'running') ? null : atWork === undefined ? await mergeCheckAtWork(store.db, task.projectId) : atWork;
+  if (!run && (waiting?.taskId !== task.id || waiting.runId !== null)) return null;
   const [opened] = (await store.events.list({ taskId: task.id, type: 'merge.check', order: 'newest', limit: 1 })).events;
-  const stage = typeof phase?.payload.stage === 'string' ? phase.payload.stage : '';
   const count = (v: unknown) => (typeof v === 'number' ? v : null);
-  return { runId: run.id, daemon: run.owner, check: stage.startsWith('check:') ? stage.slice('check:'.length) : null, round: count(opened?.payload.round), maxRounds: count(opened?.payload.maxRounds) };
+  const round = { round: count(opened?.payload.round), maxRounds: count(opened?.payload.maxRounds) };
+  if (!run) return { runId: null, daemon: waiting!.waitingOn, check: null, ...round, waiting: true };
+  const [phase] = (await store.events.list({ runId: run.id, type: 'run.phase', order: 'newest', limit: 1 })).events;
+  const stage = typeof phase?.payload.stage === 'string' ? phase.payload.stage : '';
+  return { runId: run.id, daemon: run.owner, check: stage.startsWith('check:') ? stage.slice('check:'.length) : null, ...round, waiting: false };
 }
 
 /**
- * A task in merging with no run of its own, while another task of its project has its merge check at work, waits for
- * its turn: the merge queue runs one merge check at a time and lands nothing else of the project meanwhile (it stays in
+ * A task in merging with no run of its own, while another task of its project has its merge check at work (or waiting
+ * for a run slot), waits for its turn: the merge queue runs one merge check at a time and lands nothing else of the project meanwhile (it stays in
  * merging, and looked stuck). Which task that is; it lands after it, or with it when it is checked together with it. `atWork` is the project's check when the caller
  * read it already (the board's list reads it once per project).
  */
@@ -56,10 +61,10 @@ export async function mergeChecksOf(store: Store, tasks: readonly Task[]): Promi
   const atWork = new Map<string, CheckWithRiders | null>();
   for (const task of tasks.filter((t) => t.status === 'merging')) {
     const runs = await store.runs.list({ taskId: task.id, status: 'running' });
-    const now = await mergeCheckNow(store, task, runs);
-    if (now) checks.set(task.id, { round: now.round, maxRounds: now.maxRounds });
+    if (runs.length === 0 && !atWork.has(task.projectId)) atWork.set(task.projectId, await withRiders(store, await mergeCheckAtWork(store.db, task.projectId)));
+    const now = await mergeCheckNow(store, task, runs, atWork.get(task.projectId) ?? null);
+    if (now) checks.set(task.id, { round: now.round, maxRounds: now.maxRounds, waiting: now.waiting });
     if (runs.length > 0) continue;
-    if (!atWork.has(task.projectId)) atWork.set(task.projectId, await withRiders(store, await mergeCheckAtWork(store.db, task.projectId)));
     const turn = await mergeTurnNow(store, task, runs, atWork.get(task.projectId));
     if (turn) turns.set(task.id, turn);
   }

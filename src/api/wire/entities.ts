@@ -68,15 +68,15 @@ export const taskSchema = z.strictObject({
 /** The slim row of `GET /api/tasks?view=board` (src/core/taskSummary.ts picks the same fields). */
 export const taskSummarySchema = taskSchema.pick({ id: true, projectId: true, parentId: true, title: true, status: true, priority: true, complexity: true, version: true, deps: true, createdAt: true, updatedAt: true }).extend({
   mergeCheck: z
-    .strictObject({ round: z.number().int().nullable(), maxRounds: z.number().int().nullable() })
+    .strictObject({ round: z.number().int().nullable(), maxRounds: z.number().int().nullable(), waiting: z.boolean() })
     .nullable()
     .optional()
-    .describe('while the task is in merging and its merge check runs (the checks on its merge with main): which round of at most how many; else null'),
+    .describe('while the task is in merging and its merge check runs (the checks on its merge with main), or waits for a worker (`waiting`): which round of at most how many; else null'),
   mergeTurn: z
     .strictObject({ behind: z.strictObject({ id: z.string(), title: z.string() }), together: z.number().int().optional() })
     .nullable()
     .optional()
-    .describe("while the task is in merging, with no run of its own, behind another task's merge check at work: that task (it lands after it); else null"),
+    .describe("while the task is in merging, with no run of its own, behind another task's merge check at work or waiting for a worker: that task (it lands after it); else null"),
 });
 
 export const runSchema = z.strictObject({

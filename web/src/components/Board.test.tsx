@@ -19,6 +19,14 @@ describe('Board', () => {
     expect(onOpen).toHaveBeenCalledWith(a.id);
   });
 
+  it('says on a card in merging that its merge check runs, with its round, or that it waits for a worker', () => {
+    const checking = { ...makeTask({ title: 'Checked', status: 'merging' }), mergeCheck: { round: 2, maxRounds: 3, waiting: false } };
+    const waiting = { ...makeTask({ title: 'Waits', status: 'merging' }), mergeCheck: { round: 1, maxRounds: 3, waiting: true } };
+    render(<Board tasks={[checking, waiting]} onOpen={() => {}} />);
+    expect(screen.getByText('checking merge, round 2 of 3')).toBeTruthy();
+    expect(screen.getByText('merge check waiting for a worker')).toBeTruthy();
+  });
+
   it('filters by text and by status', () => {
     const tasks = [makeTask({ title: 'alpha one' }), makeTask({ title: 'beta two', status: 'executing' }), makeTask({ title: 'alpha three', status: 'done' })];
     render(<Board tasks={tasks} onOpen={() => {}} />);

@@ -53,7 +53,8 @@ function moveFocus(e: KeyboardEvent<HTMLElement>): void {
 type Labels = { status: Record<TaskStatus, string>; complexity: Record<string, string>; checkingMerge(check: CardMergeCheck): string; mergeTurn(turn: CardMergeTurn): string };
 
 /**
- * What a card says of its status: a task in merging whose merge check runs says so, with its round; one waiting behind
+ * What a card says of its status: a task in merging whose merge check runs says so, with its round (or that it waits
+ * for a worker); one waiting behind
  * another task's merge check names that task, or that it is checked together with it (the detail says more).
  */
 function statusLabelOf(task: TaskSummary, labels: Labels): string {
@@ -102,7 +103,7 @@ export function Board({ tasks, selectedId, onOpen }: { tasks: TaskSummary[]; sel
     () => ({
       status: Object.fromEntries(TASK_STATUSES.map((s) => [s, t(`status.${s}`)])) as Record<TaskStatus, string>,
       complexity: { easy: t('complexity.easy'), medium: t('complexity.medium'), hard: t('complexity.hard') } as Record<string, string>,
-      checkingMerge: (c: CardMergeCheck) => (c.round !== null && c.maxRounds !== null ? t('board.checkingMergeRound', { round: c.round, maxRounds: c.maxRounds }) : t('board.checkingMerge')),
+      checkingMerge: (c: CardMergeCheck) => (c.waiting ? t('board.checkingMergeWaiting') : c.round !== null && c.maxRounds !== null ? t('board.checkingMergeRound', { round: c.round, maxRounds: c.maxRounds }) : t('board.checkingMerge')),
       mergeTurn: (m: CardMergeTurn) => (m.together ? t('board.mergeTogether', { title: visible(m.behind.title), count: m.together }) : t('board.mergeTurn', { title: visible(m.behind.title) })),
     }),
     // eslint-disable-next-line react-hooks/exhaustive-deps

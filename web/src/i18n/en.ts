@@ -15,7 +15,7 @@ export const en = {
     total_one: '{{count}} task',
     total_other: '{{count}} tasks',
     showMore: 'Show {{count}} more',
-    mergeTogether: 'checking merge together with {{title}} ({{count}} changes)', mergeTurn: 'waiting for its turn, after {{title}}', checkingMerge: 'checking merge', checkingMergeRound: 'checking merge, round {{round}} of {{maxRounds}}',
+    mergeTogether: 'checking merge together with {{title}} ({{count}} changes)', mergeTurn: 'waiting for its turn, after {{title}}', checkingMerge: 'checking merge', checkingMergeRound: 'checking merge, round {{round}} of {{maxRounds}}', checkingMergeWaiting: 'merge check waiting for a worker',
     loadFailed: 'The tasks could not be loaded: {{message}}',
     newTask: 'New task',
     create: 'Create',
@@ -43,7 +43,7 @@ export const en = {
   detail: {
     waitingOn: 'It starts when its dependencies are done: {{deps}}.', waitsForYou: 'waits for you', stuckOn: 'It cannot start: it depends on {{deps}}. Retry that task, or drop it from this one’s dependencies.',
     mergeTogether: 'Checking the merge together with {{title}} ({{id}}): {{count}} changes, checked in one merge check. They land together once the checks pass.', mergeTurn: 'Waiting for its turn to merge: the merge check of {{title}} ({{id}}) runs now, and the merge queue runs one merge check at a time. This task lands after it.', mergeChecking: 'Checking the merge with {{base}}: check {{check}} runs on its branch merged with {{base}}. Nothing lands until the checks pass.',
-    mergeCheckMerging: 'Checking the merge with {{base}}: {{base}} is being merged into its branch, then the project’s checks run on it. Nothing lands until they pass.',
+    mergeCheckWaiting: 'Merge check waiting for a worker: its merge with {{base}} must pass the project’s checks before it lands, and every run slot is taken. The check starts when one of those runs ends; nothing lands until it passes.', mergeCheckWaitingOn: 'Merge check waiting for a worker: its merge with {{base}} must pass the project’s checks before it lands, and every run slot on daemon {{daemon}} is taken. The check starts when one of those runs ends; nothing lands until it passes.', mergeCheckMerging: 'Checking the merge with {{base}}: {{base}} is being merged into its branch, then the project’s checks run on it. Nothing lands until they pass.',
     mergeCheckRound: 'Merge check {{round}} of at most {{maxRounds}}, on daemon {{daemon}}.',
     waitingForRun: 'It waits for a run slot on daemon {{daemon}}: it runs at most {{limit}} at a time, and has these going: {{runs}}. Its next stage starts there when one of them ends.',
     waitingForSlot: 'It waits for a place: the daemon takes at most {{limit}} tasks of this project at a time, and these hold them: {{tasks}}. A task waiting for your answer keeps its place until you reply.',

@@ -109,7 +109,7 @@ describe('TaskDetailPanel', () => {
   it('in merging, says the merge check at work: main merged into the branch, then which check runs on it', async () => {
     vi.stubGlobal('EventSource', FakeSource);
     const task = makeTask({ status: 'merging', title: 'Add b' });
-    let mergeCheck: Record<string, unknown> = { runId: 'r_mc', daemon: 'build-1', check: null, round: 1, maxRounds: 3 };
+    let mergeCheck: Record<string, unknown> = { runId: 'r_mc', daemon: 'build-1', check: null, round: 1, maxRounds: 3, waiting: false };
     vi.stubGlobal('fetch', async (url: string) => {
       if (url.includes('/checks')) return new Response(JSON.stringify({ checks: [] }));
       if (url.includes('/findings')) return new Response(JSON.stringify({ verdicts: [], findings: [] }));
@@ -122,9 +122,16 @@ describe('TaskDetailPanel', () => {
     );
     unmount();
     mergeCheck = { ...mergeCheck, check: 'unit tests', round: 2 };
-    render(<TaskDetailPanel taskId={task.id} />);
+    const { unmount: unmount2 } = render(<TaskDetailPanel taskId={task.id} />);
     expect((await screen.findByTestId('merge-check')).textContent).toBe(
       'Checking the merge with trunk: check unit tests runs on its branch merged with trunk. Nothing lands until the checks pass. Merge check 2 of at most 3, on daemon build-1.',
+    );
+    unmount2();
+    // Its run not started yet: every run slot of the daemon is taken, and it says so, not that it checks.
+    mergeCheck = { runId: null, daemon: 'build-1', check: null, round: 1, maxRounds: 3, waiting: true };
+    render(<TaskDetailPanel taskId={task.id} />);
+    expect((await screen.findByTestId('merge-check')).textContent).toBe(
+      'Merge check waiting for a worker: its merge with trunk must pass the project’s checks before it lands, and every run slot on daemon build-1 is taken. The check starts when one of those runs ends; nothing lands until it passes.',
     );
   });
 

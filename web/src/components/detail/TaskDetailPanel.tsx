@@ -53,7 +53,7 @@ function useTaskDetail(taskId: string) {
         projects.select(d.task.projectId);
         await useTasks.getState().load(d.task.projectId);
       }
-      useTasks.getState().upsert(d.task, d.mergeCheck && { round: d.mergeCheck.round, maxRounds: d.mergeCheck.maxRounds }, d.mergeTurn);
+      useTasks.getState().upsert(d.task, d.mergeCheck && { round: d.mergeCheck.round, maxRounds: d.mergeCheck.maxRounds, waiting: d.mergeCheck.waiting }, d.mergeTurn);
     } catch (err) {
       setError({ gone: err instanceof ApiError && err.status === 404, message: errorText(i18n.t, i18n.language, err) });
     }
@@ -189,12 +189,22 @@ function WhatItWaitsFor({ detail }: { detail: TaskDetail }) {
   );
 }
 
-/** A task in merging whose merge check is at work: main is merged into its branch and the checks run on that (not stuck). */
+/**
+ * A task in merging whose merge check is at work: main is merged into its branch and the checks run on that (not
+ * stuck); or whose check waits for a worker, every run slot of the daemon taken.
+ */
 function MergeCheckNow({ detail }: { detail: TaskDetail }) {
   const { t } = useTranslation();
   const m = detail.mergeCheck;
   if (!m) return null;
   const base = visible(detail.baseBranch);
+  if (m.waiting) {
+    return (
+      <p role="status" className={styles.muted} data-testid="merge-check">
+        {m.daemon !== null ? t('detail.mergeCheckWaitingOn', { base, daemon: visible(m.daemon) }) : t('detail.mergeCheckWaiting', { base })}
+      </p>
+    );
+  }
   return (
     <p role="status" className={styles.muted} data-testid="merge-check">
       {m.check === null ? t('detail.mergeCheckMerging', { base }) : t('detail.mergeChecking', { base, check: visible(m.check) })}
