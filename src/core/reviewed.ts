@@ -34,8 +34,10 @@ export interface MergeChecked {
   approved: string;
   /** The merged commit the checks passed on: what may land. */
   commitSha: string;
-  /** Merge checks that passed for this approval (the base moved again after each but the last). */
+  /** Merge checks that passed for this approval (the base moved again after each but the last): checkRound counts them. */
   rounds: number;
+  /** The base commit the checked merge was made with (result.mergeChecked.baseSha); null when not recorded. */
+  base: string | null;
   /** A check of several changes together (daemon/mergeBatch.ts): the chain it passed on; absent for a check of this change alone. */
   batch?: CheckedBatch;
 }
@@ -64,7 +66,20 @@ export function mergeChecked(task: Task): MergeChecked | null {
   if (!m || typeof m.commitSha !== 'string' || typeof m.approved !== 'string') return null;
   if (m.approved !== approvedCommit(task)) return null;
   const batch = isBatch(m.batch) ? { batch: m.batch } : {};
-  return { approved: m.approved, commitSha: m.commitSha, rounds: typeof m.rounds === 'number' ? m.rounds : 1, ...batch };
+  const base = (m as { baseSha?: unknown }).baseSha;
+  return { approved: m.approved, commitSha: m.commitSha, rounds: typeof m.rounds === 'number' ? m.rounds : 1, base: typeof base === 'string' ? base : null, ...batch };
+}
+
+/**
+ * Which merge check of the approval a check on `base` is (daemon/mergeQueue.ts MAX_CHECK_ROUNDS): the first, or one
+ * more than the last that passed when the base moved since; on the very base that one passed on, the same round. The
+ * base does not move when a batch is checked again because a rider was retried, cancelled or moved (daemon/
+ * mergeBatch.ts): counted, three such re-checks asked a person why main "moved again" though it had not.
+ */
+export function checkRound(task: Task, base: string | null): number {
+  const checked = mergeChecked(task);
+  if (!checked) return 1;
+  return checked.base !== null && checked.base === base ? Math.max(1, checked.rounds) : checked.rounds + 1;
 }
 
 function isBatch(b: unknown): b is CheckedBatch {

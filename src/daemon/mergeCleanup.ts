@@ -21,7 +21,7 @@ export interface Landed {
   /** `files`: those in conflict, as git named them (none when it did not say). */
   conflicts: Array<{ task: Task; branch: string; message: string; files: string[] }>;
   /** Cars left out for a merge check: the checks run on their merge with main before they land (mergeQueue.ts). */
-  checks: Task[];
+  checks: Array<{ task: Task; head: string }>;
   /** Branches that left the shared remote in the train's push of main. */
   gone: Set<string>;
 }

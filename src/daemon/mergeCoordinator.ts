@@ -175,7 +175,7 @@ export class MergeCoordinator {
           const trains = await this.mergeProject(project, tried);
           // Conflict runs start now that the lease is free: the run needs the clone, and main with the cars before it.
           for (const l of trains) for (const c of l.conflicts) await this.conflictRuns.open(c.task, c.message, c.files);
-          for (const l of trains) for (const t of l.checks) await this.conflictRuns.openCheck(t);
+          for (const l of trains) for (const c of l.checks) await this.conflictRuns.openCheck(c.task, c.head);
           landed.push(...trains);
           if (!trains.some((l) => l.cleanups.length)) break;
         }
@@ -336,7 +336,7 @@ export class MergeCoordinator {
       if (o.kind === 'attention') await this.toAttention(o.car.task, o.reason);
       if (o.kind === 'locked') await this.lockedOut(o.car.task, o.error);
       if (o.kind === 'conflict') landed.conflicts.push({ ...o.car, message: o.message, files: o.files });
-      if (o.kind === 'check') landed.checks.push(o.car.task);
+      if (o.kind === 'check') landed.checks.push({ task: o.car.task, head: o.head });
     }
     // Said while the lease is held, and naming this daemon: another daemon's train, which may take the lease
     // before this one's conflict run starts (it waits for the lease's release, or for a slot), leaves the task alone.

@@ -19,7 +19,7 @@
  * No checks configured, `ff-only` (a conflict run brings main in, and runs the checks), or a fast-forward: nothing
  * changes, no run, no cost.
  */
-import { mergeChecked } from '../core/reviewed.js';
+import { checkRound, mergeChecked } from '../core/reviewed.js';
 import type { Task } from '../core/types.js';
 import { isAncestor } from '../git/merge.js';
 import type { Car, CarOutcome } from './mergeTrain.js';
@@ -49,7 +49,7 @@ export function inQueueOrder(due: Task[], checking: boolean): Task[] {
  * It names the riders checked together with the car (mergeBatch.ts): the check run's job reads them from it (ridersOf).
  */
 export function checkEvent(o: Extract<CarOutcome, { kind: 'check' }>, owner: string) {
-  const round = (mergeChecked(o.car.task)?.rounds ?? 0) + 1;
+  const round = checkRound(o.car.task, o.head);
   return { projectId: o.car.task.projectId, taskId: o.car.task.id, type: 'merge.check', payload: { branch: o.car.branch, tip: o.car.tip, base: o.head, round, maxRounds: MAX_CHECK_ROUNDS, owner, riders: o.riders } };
 }
 

@@ -14,7 +14,7 @@
  */
 import { MaestroError } from '../core/errors.js';
 import { MERGE_CONFLICT_PREFIX } from '../core/mergeConflictWays.js';
-import { approvedCommit, mergeChecked, type CheckedBatch } from '../core/reviewed.js';
+import { approvedCommit, checkRound, mergeChecked, type CheckedBatch } from '../core/reviewed.js';
 import type { TaskStatus } from '../core/status.js';
 import type { Priority, Run, Task } from '../core/types.js';
 import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
@@ -110,8 +110,7 @@ function moveForResult(run: Run, task: Task, record: ResultRecord): Move {
       // The base now conflicts: nothing was checked, and the train finds the conflict (a conflict run) itself.
       if (data.conflict === true || typeof data.commitSha !== 'string') return undone ? { to: null, fields: { result: undone } } : { to: null };
       // The task stays merging on its approval, the checked commit now the one that may land (core/reviewed.ts).
-      const checked = mergeChecked(task);
-      const rounds = (checked?.rounds ?? 0) + 1;
+      const rounds = checkRound(task, typeof data.baseSha === 'string' ? data.baseSha : null);
       const approved = approvedCommit(task);
       const batch = checkedBatch(task, data);
       return { to: null, fields: { result: { ...(task.result ?? {}), mergeChecked: { approved, commitSha: data.commitSha, rounds, baseSha: data.baseSha, checks: data.checks, ...(batch ? { batch } : {}) } } } };

@@ -158,6 +158,10 @@ describe('the merge queue checks approved changes together', () => {
     // The leader was checked again, with the rider still due: the batch's check no longer counted.
     expect((await checkRuns(d, [leader])).map((r) => r.status)).toEqual(['succeeded', 'succeeded']);
     expect(await recordedSha(d, kept.id)).toBe(git(repo, 'rev-parse', 'main'));
+    // On the same main: the second check is no new round (only main moving counts towards the 3 before a person is
+    // asked why main "moved again"), as its merge.check event and the task detail's round say.
+    const rounds = (await d.store.events.list({ taskId: leader.id, type: 'merge.check' })).events.map((e) => e.payload.round);
+    expect(rounds).toEqual([1, 1]);
   });
 
   it('a batch check killed mid-way (daemon and worker, kill -9) resumes, rebuilds the chain from the base, and lands it once', async () => {
