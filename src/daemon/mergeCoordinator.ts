@@ -31,7 +31,7 @@ import { checkEvent, inQueueOrder, mustCheckFor } from './mergeQueue.js';
 import { carsFor, type CarDeps } from './mergeCars.js';
 import { cleanUpLanded, type CleanupDeps, type Landed } from './mergeCleanup.js';
 import { LockWaits } from './mergeLock.js';
-import { fetchedAsReviewed, runTrain, thenRetry, type Car } from './mergeTrain.js';
+import { fetchedAsReviewed, landedAs, runTrain, thenRetry, type Car } from './mergeTrain.js';
 import { finishParents } from './parentTasks.js';
 import { checkoutGone } from './projectFolder.js';
 import { baseBranchOf, remoteOf, type ProjectRepos } from './repos.js';
@@ -297,7 +297,7 @@ export class MergeCoordinator {
     // Merged just before a crash, or by another daemon's train? Then record it; never merge twice.
     const inMain = await refsMergedInto(repo, base, cars.map((c) => c.ref));
     for (const car of cars.filter((c) => inMain.has(c.ref))) {
-      await this.markMerged(car.task, project, car.branch, car.tip, 'already in main');
+      await this.markMerged(car.task, project, car.branch, await landedAs(repo, base, car), 'already in main');
       landed.cleanups.push(car);
     }
     const toMerge = cars.filter((c) => !inMain.has(c.ref));

@@ -18,14 +18,14 @@
 import { join } from 'node:path';
 import { MaestroError } from '../core/errors.js';
 import { shellWord } from '../core/diffGateWays.js';
-import { reviewedCommit } from '../core/reviewed.js';
+import { checkStart, reviewedCommit } from '../core/reviewed.js';
 import { RUNS_ELSEWHERE } from '../core/runsElsewhere.js';
 import { STEERING } from '../core/steering.js';
 import type { Task } from '../core/types.js';
 import { git } from '../git/git.js';
 import { ignoredInTheWay, ignoredInTheWayError, type IgnoredInTheWay } from '../git/ignoredInTheWay.js';
 import { watchedThroughLinks } from '../git/linkAliases.js';
-import { mergeBranch } from '../git/merge.js';
+import { mergeBranch, mergeCommitOf } from '../git/merge.js';
 import { readRef } from '../git/onDisk.js';
 import { filesRunningElsewhere } from '../git/runsElsewhere.js';
 import { changedSteering } from '../git/steering.js';
@@ -216,6 +216,16 @@ async function readWatchedFiles(repo: string, outcomes: CarOutcome[]): Promise<v
     m.settingsFiles = await changedSteering(repo, m.previousSha, m.sha, via.steering);
     m.runsElsewhere = await filesRunningElsewhere(repo, m.previousSha, m.sha, via.elsewhere);
   }
+}
+
+/**
+ * The commit that landed a car found in `main` already (a crash between the train's push and its record, or another
+ * daemon's train): the merge commit of its own change, as the train records it. Not its branch tip: a batch leader's
+ * branch holds the whole chain (mergeBatch.ts), its tip the last rider's merge, and a rider's tip is its approved
+ * commit. The tip itself when nothing merged its change (a fast-forward, or a checked merge main fast-forwarded to).
+ */
+export async function landedAs(repo: string, main: string, car: Car): Promise<string> {
+  return (await mergeCommitOf(repo, main, checkStart(car.task) ?? car.tip)) ?? car.tip;
 }
 
 /** Whether `main` holds the commit the task's reviewers approved (false when there is none, or this clone lacks it). */

@@ -219,6 +219,20 @@ export async function refsMergedInto(repoPath: string, base: string, refs: strin
 }
 
 /**
+ * The commit of `base`'s first-parent history that merged `commit` into it: the newest with `commit` as a later parent
+ * (a merge commit), or null when none does (a fast-forward: `commit` is on that line itself, or not there at all). Only
+ * the history since `commit` is read (`^commit`): what merged it came after it.
+ */
+export async function mergeCommitOf(repoPath: string, base: string, commit: string): Promise<string | null> {
+  const { stdout } = await git(repoPath, ['rev-list', '--first-parent', '--parents', '--end-of-options', base, `^${commit}`]);
+  for (const line of stdout.split('\n')) {
+    const [sha, , ...later] = line.split(' ');
+    if (sha && later.includes(commit)) return sha;
+  }
+  return null;
+}
+
+/**
  * Conflict pipeline only: starts a real merge of `base` into the worktree and lists the conflicted files. A worktree
  * whose index is locked (a git at work there) is REPO_LOCKED: nothing merged, and no agent asked to resolve nothing.
  */

@@ -200,6 +200,39 @@ describe('the merge queue checks approved changes together', () => {
     for (const t of tasks) expect(await recordedSha(second, t.id)).toBe(git(repo, 'log', '--first-parent', '--format=%H', `--grep=^Merge maestro/${t.id}-v1$`, 'main'));
   });
 
+  it('a chain in main but not recorded (a kill between the push and the record) records each task with its own merge commit', async () => {
+    // The merge check holds (person.txt, committed on main after the reviews, is in its tree only) until the test creates
+    // the release file (under /var/tmp: the check's sandbox has its own /tmp).
+    releaseDir = mkdtempSync('/var/tmp/maestro-release-');
+    const release = join(releaseDir, 'release');
+    const { d, repo, project, tasks, approved } = await approvedOnMovedMain([{ name: 'held', command: `[ ! -f person.txt ] || while [ ! -f '${release}' ]; do sleep 0.1; done` }]);
+    // Another daemon's train holds the lease from the check on: the chain passes, and nothing lands it.
+    const leaderRun = await until(d.bus, async () => (await checkRuns(d, tasks))[0] ?? null, 'the batch check');
+    const lease = { projectId: project.id, owner: 'another-daemon', now: d.store.clock(), leaseMs: 10 * 60_000 };
+    await until(d.bus, () => takeMergeLease(d.store.db, { ...lease, now: d.store.clock() }), 'the merge lease taken');
+    writeFileSync(release, '');
+    const leader = await until(d.bus, async () => {
+      const t = await d.store.tasks.get(leaderRun.taskId);
+      return (t.result?.mergeChecked as { batch?: unknown } | undefined)?.batch ? t : null;
+    }, 'the chain checked');
+    // As the push left it: main is the chain (the leader's branch), and every task is still merging.
+    git(repo, 'merge', '-q', '--ff-only', `maestro/${leader.id}-v1`);
+    for (const t of tasks) expect((await d.store.tasks.get(t.id)).status).toBe('merging');
+    await releaseMergeLease(d.store.db, project.id, lease.owner);
+    d.orchestrator.kick();
+
+    const all = await settled(d, tasks);
+    expect(all.map((t) => `${t.title}: ${t.status}`)).toEqual(NAMES.map((n) => `Add ${n}: done`));
+    // Nothing merged twice: main is still the chain; each task recorded with the merge commit of its own change.
+    expect(git(repo, 'rev-parse', 'main')).toBe(git(repo, 'rev-parse', `maestro/${leader.id}-v1`));
+    for (const t of tasks) {
+      const sha = (await recordedSha(d, t.id))!;
+      expect(git(repo, 'rev-parse', `${sha}^2`), t.title).toBe(approved.get(t.id));
+      expect(git(repo, 'log', '-1', '--format=%s', sha)).toBe(`Merge maestro/${t.id}-v1`);
+    }
+    expect((await checkRuns(d, tasks)).map((r) => r.status)).toEqual(['succeeded']);
+  });
+
   it('on a shared remote, checks three changes in one run and lands the chain in one push, through the leader\'s branch', async () => {
     const { d, repo: remote, tasks, approved } = await approvedOnMovedMain([{ name: 'readme', command: 'test -f README.md' }], undefined, { shared: true });
     const all = await settled(d, tasks);
