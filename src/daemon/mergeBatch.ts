@@ -38,11 +38,15 @@ export interface Rider {
   commit: string;
 }
 
-/** The cars behind `leader` (in queue order) checked together with it: none for a leader or car checked alone now. */
+/**
+ * The cars behind `leader` (in queue order) checked together with it: none for a leader or car checked alone now, nor
+ * one holding a passed chain of its own: chainFor counts a chain with such a rider stale, so it would be checked
+ * again and again on the same main (the leader of that chain goes first in its turn: mergeQueue.ts inQueueOrder).
+ */
 export function ridersFor(leader: Car, behind: readonly Car[]): Rider[] {
   if (mergeAlone(leader.task)) return [];
   return behind
-    .filter((c) => !mergeAlone(c.task))
+    .filter((c) => !mergeAlone(c.task) && !mergeChecked(c.task)?.batch)
     .slice(0, MAX_BATCH - 1)
     .map((c) => ({ taskId: c.task.id, title: c.task.title, branch: c.branch, commit: c.tip }));
 }

@@ -35,12 +35,17 @@ export function mustCheckFor(repo: string, strategy: 'ff-only' | 'merge' | 'no-f
 
 /**
  * The order a project's due tasks go in (oldest approval first): none while one of its merge checks is at work or
- * waits for a slot (`checking`), and a task whose merge check passed before the rest.
+ * waits for a slot (`checking`), and a task whose merge check passed before the rest; one whose check of several
+ * changes passed (mergeBatch.ts) first of all. A rider of that chain holding an older check of its own alone (main
+ * moved since) went first otherwise, as older, and had to be checked again: one more check, the chain thrown away.
  */
 export function inQueueOrder(due: Task[], checking: boolean): Task[] {
   if (checking) return [];
-  const passed = (t: Task) => mergeChecked(t) !== null;
-  return [...due.filter(passed), ...due.filter((t) => !passed(t))];
+  const rank = (t: Task) => {
+    const checked = mergeChecked(t);
+    return checked?.batch ? 0 : checked ? 1 : 2;
+  };
+  return [0, 1, 2].flatMap((r) => due.filter((t) => rank(t) === r));
 }
 
 /**
