@@ -11,6 +11,7 @@ import { defineAutoApprovalContract } from './contractAutoApproval.js';
 import { defineVersionDepsContract } from './contractVersionDeps.js';
 import { defineRetryPlanContract } from './contractRetryPlan.js';
 import { defineMergeCheckLostContract } from './contractMergeCheckLost.js';
+import { defineMergeCheckAtWorkContract } from './contractMergeCheckAtWork.js';
 
 // Skips only on a developer machine without PostgreSQL, and says so; globalSetup fails CI instead.
 if (!pgAvailable()) process.stderr.write(PG_MISSING);
@@ -20,6 +21,7 @@ defineAutoApprovalContract('PostgreSQL', freshPostgres, !pgAvailable());
 defineVersionDepsContract('PostgreSQL', freshPostgres, !pgAvailable());
 defineRetryPlanContract('PostgreSQL', freshPostgres, !pgAvailable());
 defineMergeCheckLostContract('PostgreSQL', freshPostgres, !pgAvailable());
+defineMergeCheckAtWorkContract('PostgreSQL', freshPostgres, !pgAvailable());
 
 describe.skipIf(!pgAvailable())('PostgreSQL sessions', () => {
   // A daemon cut off from the network in the middle of a transaction: the server must end it, or the

@@ -5,6 +5,7 @@ import { defineAutoApprovalContract } from './contractAutoApproval.js';
 import { defineVersionDepsContract } from './contractVersionDeps.js';
 import { defineRetryPlanContract } from './contractRetryPlan.js';
 import { defineMergeCheckLostContract } from './contractMergeCheckLost.js';
+import { defineMergeCheckAtWorkContract } from './contractMergeCheckAtWork.js';
 
 defineStoreContract('SQLite', freshSqlite);
 defineArchiveContract('SQLite', freshSqlite);
@@ -12,3 +13,4 @@ defineAutoApprovalContract('SQLite', freshSqlite);
 defineVersionDepsContract('SQLite', freshSqlite);
 defineRetryPlanContract('SQLite', freshSqlite);
 defineMergeCheckLostContract('SQLite', freshSqlite);
+defineMergeCheckAtWorkContract('SQLite', freshSqlite);
