@@ -38,6 +38,8 @@ export interface MergeChecked {
   rounds: number;
   /** The base commit the checked merge was made with (result.mergeChecked.baseSha); null when not recorded. */
   base: string | null;
+  /** Checks that passed on that very base after the first (a batch checked again: checkRound): recheckCount counts them. */
+  rechecks: number;
   /** A check of several changes together (daemon/mergeBatch.ts): the chain it passed on; absent for a check of this change alone. */
   batch?: CheckedBatch;
 }
@@ -67,7 +69,8 @@ export function mergeChecked(task: Task): MergeChecked | null {
   if (m.approved !== approvedCommit(task)) return null;
   const batch = isBatch(m.batch) ? { batch: m.batch } : {};
   const base = (m as { baseSha?: unknown }).baseSha;
-  return { approved: m.approved, commitSha: m.commitSha, rounds: typeof m.rounds === 'number' ? m.rounds : 1, base: typeof base === 'string' ? base : null, ...batch };
+  const rechecks = (m as { rechecks?: unknown }).rechecks;
+  return { approved: m.approved, commitSha: m.commitSha, rounds: typeof m.rounds === 'number' ? m.rounds : 1, base: typeof base === 'string' ? base : null, rechecks: typeof rechecks === 'number' ? rechecks : 0, ...batch };
 }
 
 /**
@@ -80,6 +83,16 @@ export function checkRound(task: Task, base: string | null): number {
   const checked = mergeChecked(task);
   if (!checked) return 1;
   return checked.base !== null && checked.base === base ? Math.max(1, checked.rounds) : checked.rounds + 1;
+}
+
+/**
+ * How many checks of the approval passed on `base` before one on it again (0: base moved, or none passed yet): each a
+ * batch that did not land because a change in it changed. Nothing else bounds them, so the merge queue asks a person
+ * after MAX_SAME_BASE_CHECKS (daemon/mergeQueue.ts) rather than check on, should a change keep changing.
+ */
+export function recheckCount(task: Task, base: string | null): number {
+  const checked = mergeChecked(task);
+  return checked && checked.base !== null && checked.base === base ? checked.rechecks + 1 : 0;
 }
 
 function isBatch(b: unknown): b is CheckedBatch {

@@ -11,10 +11,10 @@
 import { coerceError } from '../core/errors.js';
 import { MERGE_CONFLICT_PREFIX } from '../core/mergeConflictWays.js';
 import type { Task } from '../core/types.js';
-import { checkRound, mergeChecked } from '../core/reviewed.js';
+import { checkRound, mergeChecked, recheckCount } from '../core/reviewed.js';
 import { oneAtATime } from '../lib/oneAtATime.js';
 import type { TransitionFields } from '../store/ops/transitionTask.js';
-import { MAX_CHECK_ROUNDS, movedTooOften } from './mergeQueue.js';
+import { MAX_CHECK_ROUNDS, MAX_SAME_BASE_CHECKS, movedTooOften, recheckedTooOften } from './mergeQueue.js';
 import type { Store } from '../store/store.js';
 
 /** Conflict runs a task may get before a person must merge it. */
@@ -79,6 +79,10 @@ export class ConflictRuns {
           // Counted afresh after the person's retry: the rounds start over.
           const result = { ...(task.result ?? {}), mergeChecked: { ...(task.result?.mergeChecked as object), rounds: 0 } };
           return await this.opts.toAttention(task, movedTooOften(task, await this.opts.baseOf(task), checked.rounds), { result });
+        }
+        if (checked && recheckCount(task, head) >= MAX_SAME_BASE_CHECKS) {
+          const result = { ...(task.result ?? {}), mergeChecked: { ...(task.result?.mergeChecked as object), rounds: 0, rechecks: 0 } };
+          return await this.opts.toAttention(task, recheckedTooOften(task, await this.opts.baseOf(task), checked.rechecks + 1), { result });
         }
         this.awaiting.set(task.id, 'merge_check');
         await this.start(task);

@@ -26,6 +26,11 @@ import type { Car, CarOutcome } from './mergeTrain.js';
 
 /** Merge checks one approval may pass while the base keeps moving under it, before a person is asked. */
 export const MAX_CHECK_ROUNDS = 3;
+/**
+ * Checks of a batch on the same main that did not land (a change in it retried, cancelled or moved meanwhile) before a
+ * person is asked: no round (checkRound), but not endless either.
+ */
+export const MAX_SAME_BASE_CHECKS = 3;
 
 /** The train's mustCheck for a project: whether a car's merge onto `head` must be checked before it lands. */
 export function mustCheckFor(repo: string, strategy: 'ff-only' | 'merge' | 'no-ff', checks: number): ((car: Car, head: string) => Promise<boolean>) | undefined {
@@ -56,6 +61,11 @@ export function inQueueOrder(due: Task[], checking: boolean): Task[] {
 export function checkEvent(o: Extract<CarOutcome, { kind: 'check' }>, owner: string) {
   const round = checkRound(o.car.task, o.head);
   return { projectId: o.car.task.projectId, taskId: o.car.task.id, type: 'merge.check', payload: { branch: o.car.branch, tip: o.car.tip, base: o.head, round, maxRounds: MAX_CHECK_ROUNDS, owner, riders: o.riders } };
+}
+
+/** Why a merge is not checked again: each of its last checks passed on this main, and a change checked with it changed. */
+export function recheckedTooOften(task: Task, base: string, checks: number): string {
+  return `the merge of this change onto ${base} passed its checks ${checks} times, each time together with other changes of which one was then retried, cancelled or moved, so nothing was merged (only a checked merge lands); run \`maestro task retry ${task.id}\` to check it again, or \`maestro task cancel ${task.id}\``;
 }
 
 /** Why a merge is not checked again: the base moved under each of its checks. */

@@ -14,7 +14,7 @@
  */
 import { MaestroError } from '../core/errors.js';
 import { MERGE_CONFLICT_PREFIX } from '../core/mergeConflictWays.js';
-import { approvedCommit, checkRound, mergeChecked, type CheckedBatch } from '../core/reviewed.js';
+import { approvedCommit, checkRound, mergeChecked, recheckCount, type CheckedBatch } from '../core/reviewed.js';
 import type { TaskStatus } from '../core/status.js';
 import type { Priority, Run, Task } from '../core/types.js';
 import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
@@ -65,7 +65,7 @@ export function readableDetails(details: Record<string, unknown>): string {
   return Object.entries(details).map(([k, v]) => `${k} ${part(v)}`).join(', ').slice(0, 2000);
 }
 
-function moveForResult(run: Run, task: Task, record: ResultRecord): Move {
+export function moveForResult(run: Run, task: Task, record: ResultRecord): Move {
   // A merge check that lands nothing put the branch back where it started: a chain checked before no longer counts.
   const undone = run.kind === 'merge_check' ? chainUndone(task) : null;
   if (record.needsAttention) return { to: 'needs_attention', fields: { lastRunError: `${record.needsAttention.reason}: ${readableDetails(record.needsAttention.details)}`, ...(undone ? { result: undone } : {}) }, reason: record.needsAttention.reason };
@@ -110,10 +110,11 @@ function moveForResult(run: Run, task: Task, record: ResultRecord): Move {
       // The base now conflicts: nothing was checked, and the train finds the conflict (a conflict run) itself.
       if (data.conflict === true || typeof data.commitSha !== 'string') return undone ? { to: null, fields: { result: undone } } : { to: null };
       // The task stays merging on its approval, the checked commit now the one that may land (core/reviewed.ts).
-      const rounds = checkRound(task, typeof data.baseSha === 'string' ? data.baseSha : null);
+      const base = typeof data.baseSha === 'string' ? data.baseSha : null;
+      const [rounds, rechecks] = [checkRound(task, base), recheckCount(task, base)];
       const approved = approvedCommit(task);
       const batch = checkedBatch(task, data);
-      return { to: null, fields: { result: { ...(task.result ?? {}), mergeChecked: { approved, commitSha: data.commitSha, rounds, baseSha: data.baseSha, checks: data.checks, ...(batch ? { batch } : {}) } } } };
+      return { to: null, fields: { result: { ...(task.result ?? {}), mergeChecked: { approved, commitSha: data.commitSha, rounds, rechecks, baseSha: data.baseSha, checks: data.checks, ...(batch ? { batch } : {}) } } } };
     }
     default: {
       const never: never = run.kind;
