@@ -13,7 +13,7 @@ import type { MaestroConfig } from '../config/config.js';
 import { MaestroError, coerceError } from '../core/errors.js';
 import { checkStart, reviewedCommit } from '../core/reviewed.js';
 import type { Project, Run, RunKind, Task } from '../core/types.js';
-import { branchName, readJob, writeJob } from '../executor/protocol/job.js';
+import { branchName, readJob, writeJobOffLoop } from '../executor/protocol/job.js';
 import { isAncestor } from '../git/merge.js';
 import type { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import { newId } from '../store/rows.js';
@@ -143,7 +143,7 @@ export class RunStarter {
       job.mergeFrom = checkStart(task) ?? undefined;
       job.mergeBatch = await ridersOf(store, task.id);
     }
-    writeJob(runDir, job);
+    await writeJobOffLoop(runDir, job);
     await tryKnowledge(store, task, 'run-started', () => knowledge.onRunStarted({ task, run: { id: runId, kind }, runDir, repoPath: project.repoPath }), opts.onError);
     const run = await store.runs.start({ id: runId, taskId: task.id, kind, model: null, traceId, attempt: task.attempt, runDir, owner: this.owner });
     opts.log?.info({ traceId, runId, taskId: task.id, kind, runDir }, 'run started');

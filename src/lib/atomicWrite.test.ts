@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeFileAtomic } from './atomicWrite.js';
+import { stat } from 'node:fs/promises';
+import { writeFileAtomic, writeFileAtomicOffLoop } from './atomicWrite.js';
 
 const dirs: string[] = [];
 const temp = () => {
@@ -76,5 +77,40 @@ describe('writeFileAtomic', () => {
     expect(readFileSync(spec, 'utf8')).toBe('new');
     expect(readFileSync(outside, 'utf8')).toBe('untouched');
     expect(existsSync(`${spec}.tmp`)).toBe(false);
+  });
+});
+
+describe('writeFileAtomicOffLoop', () => {
+  it('takes the same steps in the same order, and the event loop runs while the file syncs, before the rename', async () => {
+    const dir = temp();
+    const target = join(dir, 'job.json');
+    writeFileSync(target, 'old');
+    // Started from an I/O callback's turn: an immediate queued now runs before the loop's next poll for I/O,
+    // so it runs before the rename if and only if the write yields to the loop for its fsync.
+    await stat(dir);
+    let turned = false;
+    setImmediate(() => (turned = true));
+    const seen: string[] = [];
+    await writeFileAtomicOffLoop(target, 'new content', {
+      step: (s) => seen.push(`${s}${s === 'rename' ? (turned ? ' (loop turned)' : ' (loop blocked)') : ''}`),
+      beforeRename: (tmp) => {
+        seen.push('before-rename');
+        expect(readFileSync(target, 'utf8')).toBe('old');
+        expect(readFileSync(tmp, 'utf8')).toBe('new content');
+      },
+    });
+    expect(seen).toEqual(['fsync-file', 'before-rename', 'rename (loop turned)', 'fsync-dir']);
+    expect(readFileSync(target, 'utf8')).toBe('new content');
+    expect(readdirSync(dir)).toEqual(['job.json']);
+  });
+
+  it('a refused rename leaves the old file and no temporary file; a fixed temporary name is refused', async () => {
+    const dir = temp();
+    const target = join(dir, 'job.json');
+    writeFileSync(target, 'old');
+    await expect(writeFileAtomicOffLoop(target, 'new', { beforeRename: () => { throw new Error('killed before the rename'); } })).rejects.toThrow('killed before the rename');
+    await expect(writeFileAtomicOffLoop(target, 'new', { tmp: 'fixed' })).rejects.toThrow(/fixed temporary name needs a lock/);
+    expect(readFileSync(target, 'utf8')).toBe('old');
+    expect(readdirSync(dir)).toEqual(['job.json']);
   });
 });

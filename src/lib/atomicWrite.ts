@@ -4,7 +4,8 @@
  * file or the new one, never half of one; after a crash or a power loss the
  * file is the old one or the new one (the folder fsync makes the rename
  * itself durable). Used by the executor's file protocol, knowledge, the
- * observer's wiki and bundles, and the home's token.
+ * observer's wiki and bundles, and the home's token. `writeFileAtomicOffLoop`
+ * takes the same steps with its fsyncs in libuv's threadpool, for the daemon.
  *
  * The temporary name is unique (`.<name>.<pid>.<random>.tmp`, hidden so folder
  * walkers skip it) unless the caller holds a lock on the target and asks for
@@ -12,8 +13,9 @@
  * leaves at most one temporary file, which the next write replaces.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, fsync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { MaestroError } from '../core/errors.js';
 import { sleepSync } from './sleepSync.js';
 
@@ -61,49 +63,101 @@ export interface StagedFile {
  * disk fails the write here, before anything has changed, and the rename that follows needs no space.
  */
 export function stageFileAtomic(target: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): StagedFile {
+  const temp = writeTemp(target, data, opts);
+  syncedOrDropped(temp, target, () => {
+    if (temp.durable) {
+      fsyncSync(temp.fd);
+      opts.step?.('fsync-file');
+    }
+  });
+  const commit = () => {
+    renameOver(temp, target, opts);
+    if (temp.durable) {
+      fsyncDir(temp.dir);
+      opts.step?.('fsync-dir');
+    }
+  };
+  return { commit, discard: temp.discard };
+}
+
+/**
+ * writeFileAtomic, the same steps in the same order, with its two fsyncs awaited in libuv's threadpool: the
+ * event loop serves requests and workers while the disk syncs (~1.3 ms each on the bench machine, 2026-12).
+ * Only for a file no other writer touches meanwhile (a new run's job.json): nothing is locked across the
+ * awaits, so the fixed temporary name, which relies on a lock, is refused.
+ */
+export async function writeFileAtomicOffLoop(target: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): Promise<void> {
+  if (opts.tmp === 'fixed') throw new Error(`writeFileAtomicOffLoop(${target}): the fixed temporary name needs a lock held across the fsync; use writeFileAtomic`);
+  const temp = writeTemp(target, data, opts);
+  if (temp.durable) {
+    const synced = await fsyncOffLoop(temp.fd).then(() => null, (err: unknown) => err);
+    syncedOrDropped(temp, target, () => {
+      if (synced) throw synced;
+      opts.step?.('fsync-file');
+    });
+  } else syncedOrDropped(temp, target, () => {});
+  renameOver(temp, target, opts);
+  if (temp.durable) {
+    await fsyncDirOffLoop(temp.dir);
+    opts.step?.('fsync-dir');
+  }
+}
+
+interface TempFile {
+  tmp: string;
+  dir: string;
+  /** Open for its fsync: syncedOrDropped closes it. */
+  fd: number;
+  durable: boolean;
+  discard: () => void;
+}
+
+/** The temporary file beside `target`, created exclusively and written whole, still open; a failed write leaves none. */
+function writeTemp(target: string, data: string | Uint8Array, opts: AtomicWriteOptions): TempFile {
   const dir = dirname(target);
   if (opts.mkdir) mkdirSync(dir, { recursive: true });
-  const durable = opts.durable !== false;
   const tmp = opts.tmp === 'fixed' ? `${target}.tmp` : join(dir, `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   // Created exclusively: never somebody else's file, never through a planted link. The fixed name
   // belongs to the lock holder, so a leftover there (a crashed write's, or a link) is removed first.
   if (opts.tmp === 'fixed') rmSync(tmp, { force: true });
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
   const fd = openSync(tmp, flags, opts.mode ?? 0o666);
-  const discard = () => rmSync(tmp, { force: true });
+  const temp: TempFile = { tmp, dir, fd, durable: opts.durable !== false, discard: () => rmSync(tmp, { force: true }) };
+  syncedOrDropped(temp, target, () => {
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+  }, false);
+  return temp;
+}
+
+/** Runs `step` on the open temporary file, then closes it (unless `close` is false and all went well); on an error drops the file. */
+function syncedOrDropped(temp: TempFile, target: string, step: () => void, close = true): void {
   try {
     try {
-      const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
-      if (durable) {
-        fsyncSync(fd);
-        opts.step?.('fsync-file');
-      }
+      step();
     } finally {
-      closeSync(fd);
+      if (close) closeSync(temp.fd);
     }
   } catch (err) {
-    discard();
+    if (!close) closeSync(temp.fd);
+    temp.discard();
     // A write or fsync error names no file; the target is the one the caller knows (a full disk names it).
     if ((err as NodeJS.ErrnoException).code && !(err as NodeJS.ErrnoException).path) (err as NodeJS.ErrnoException).path = target;
     throw err;
   }
-  const commit = () => {
-    try {
-      opts.beforeRename?.(tmp);
-      if (opts.readAs !== undefined) refuseChangedTarget(target, opts.readAs);
-      renameWithRetry(tmp, target);
-      opts.step?.('rename');
-    } catch (err) {
-      discard();
-      throw err;
-    }
-    if (durable) {
-      fsyncDir(dir);
-      opts.step?.('fsync-dir');
-    }
-  };
-  return { commit, discard };
+}
+
+/** The caller's last word, the conflict check, then the rename; a refusal drops the temporary file. */
+function renameOver(temp: TempFile, target: string, opts: AtomicWriteOptions): void {
+  try {
+    opts.beforeRename?.(temp.tmp);
+    if (opts.readAs !== undefined) refuseChangedTarget(target, opts.readAs);
+    renameWithRetry(temp.tmp, target);
+    opts.step?.('rename');
+  } catch (err) {
+    temp.discard();
+    throw err;
+  }
 }
 
 function refuseChangedTarget(target: string, readAs: string | null): void {
@@ -135,6 +189,8 @@ function renameWithRetry(from: string, to: string): void {
   }
 }
 
+const fsyncOffLoop = promisify(fsync);
+
 function fsyncDir(dir: string): void {
   let fd: number | undefined;
   try {
@@ -142,6 +198,19 @@ function fsyncDir(dir: string): void {
     fsyncSync(fd);
   } catch {
     // Some file systems refuse fsync on a folder; the rename is still atomic for readers.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** fsyncDir in libuv's threadpool. */
+async function fsyncDirOffLoop(dir: string): Promise<void> {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    await fsyncOffLoop(fd);
+  } catch {
+    // As fsyncDir: some file systems refuse fsync on a folder.
   } finally {
     if (fd !== undefined) closeSync(fd);
   }

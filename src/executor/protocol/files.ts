@@ -12,7 +12,7 @@
  */
 import { closeSync, existsSync, openSync, fstatSync, readSync, ftruncateSync } from 'node:fs';
 import { appendWhole } from '../../lib/appendWhole.js';
-import { writeFileAtomic } from '../../lib/atomicWrite.js';
+import { writeFileAtomic, writeFileAtomicOffLoop } from '../../lib/atomicWrite.js';
 import { openRegular, readRegularFile } from '../../lib/regularFile.js';
 import { LineSplitter } from '../../lib/lines.js';
 import { notJsonMessage } from '../../lib/jsonError.js';
@@ -20,6 +20,11 @@ import { notJsonMessage } from '../../lib/jsonError.js';
 /** Whole-file JSON through the one atomic write (fsynced: stages.json is what a restarted worker trusts). */
 export function writeJsonAtomic(path: string, value: unknown): void {
   writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n');
+}
+
+/** writeJsonAtomic with its fsyncs off the event loop (lib/atomicWrite.ts writeFileAtomicOffLoop): for the daemon, on a file only it writes. */
+export function writeJsonAtomicOffLoop(path: string, value: unknown): Promise<void> {
+  return writeFileAtomicOffLoop(path, JSON.stringify(value, null, 2) + '\n');
 }
 
 /**

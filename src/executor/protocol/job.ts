@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { MaestroError } from '../../core/errors.js';
 import { COMPLEXITIES, RUN_KINDS } from '../../core/types.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_MS } from '../../core/timers.js';
-import { readJsonFile, writeJsonAtomic } from './files.js';
+import { readJsonFile, writeJsonAtomic, writeJsonAtomicOffLoop } from './files.js';
 import { CLI_TOOL_KINDS, type CliToolKind } from '../../agents/cli/tools.js';
 
 export const JOB_FILE = 'job.json';
@@ -239,6 +239,17 @@ export function writeJob(runDir: string, input: JobInput): Job {
   const path = join(runDir, JOB_FILE);
   const job = parseJob(input, path);
   writeJsonAtomic(path, job);
+  return job;
+}
+
+/**
+ * writeJob for the daemon (runStarter.ts): the same file, as durable, before the run's row is stored, its two fsyncs
+ * awaited off the event loop. Nothing else writes a new run's folder until its worker is spawned.
+ */
+export async function writeJobOffLoop(runDir: string, input: JobInput): Promise<Job> {
+  const path = join(runDir, JOB_FILE);
+  const job = parseJob(input, path);
+  await writeJsonAtomicOffLoop(path, job);
   return job;
 }
 

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendInbox, readInbox } from './inbox.js';
-import { branchName, JOB_FILE, parseJob, readJob, writeJob, type JobInput } from './job.js';
+import { stat } from 'node:fs/promises';
+import { branchName, JOB_FILE, parseJob, readJob, writeJob, writeJobOffLoop, type JobInput } from './job.js';
 import { OUTBOX_FILE, OUTBOX_READ_BYTES, OutboxWriter, readOutbox } from './outbox.js';
 import { StageBook } from './stages.js';
 import { appendTranscript, readTranscript, TRANSCRIPT_FILE } from './transcript.js';
@@ -30,6 +31,19 @@ describe('job.json', () => {
     expect(readJob(dir)).toEqual(written);
     expect(readdirSync(dir)).toEqual([JOB_FILE]); // no temp file left behind
     expect(branchName('T1', 3)).toBe('maestro/T1-v3');
+  });
+
+  it("the daemon's write is the same file, and lets the event loop run while it syncs (runStarter.ts)", async () => {
+    await stat(dir); // from an I/O callback's turn: the immediate below runs before the loop polls for I/O again
+    let turned = false;
+    setImmediate(() => (turned = true));
+    const written = await writeJobOffLoop(dir, job);
+    expect(turned).toBe(true); // a write that blocked the loop would be done before the immediate
+    expect(readJob(dir)).toEqual(written);
+    expect(written).toEqual(parseJob(job));
+    expect(readdirSync(dir)).toEqual([JOB_FILE]);
+    await expect(writeJobOffLoop(dir, { ...job, kind: 'deploy' } as unknown as JobInput)).rejects.toThrow(/kind: /);
+    expect(readJob(dir)).toEqual(written);
   });
 
   it('names every bad field and writes nothing', () => {
