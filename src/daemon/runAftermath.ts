@@ -19,9 +19,9 @@ import { takesResult } from './outcomes.js';
 import { remoteOf, workRepoOf, type ProjectRepos } from './repos.js';
 
 /** Knowledge must never fail a run: an error becomes a `knowledge.error` event (and one that cannot be recorded goes to `onError`). */
-export async function tryKnowledge<T>(store: Store, task: Task, step: string, fn: () => T, onError: (err: Error) => void): Promise<T | null> {
+export async function tryKnowledge<T>(store: Store, task: Task, step: string, fn: () => T | Promise<T>, onError: (err: Error) => void): Promise<T | null> {
   try {
-    return fn();
+    return await fn();
   } catch (e) {
     await store.events.append({ projectId: task.projectId, taskId: task.id, type: 'knowledge.error', payload: { step, message: (e as Error).message } }).catch((err) => onError(coerceError(err)));
     return null;

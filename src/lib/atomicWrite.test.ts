@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stat } from 'node:fs/promises';
-import { writeFileAtomic, writeFileAtomicOffLoop } from './atomicWrite.js';
+import { settleWrite, writeFileAtomic, writeFileAtomicOffLoop } from './atomicWrite.js';
 
 const dirs: string[] = [];
 const temp = () => {
@@ -104,13 +104,31 @@ describe('writeFileAtomicOffLoop', () => {
     expect(readdirSync(dir)).toEqual(['job.json']);
   });
 
-  it('a refused rename leaves the old file and no temporary file; a fixed temporary name is refused', async () => {
+  it('a refused rename leaves the old file and no temporary file', async () => {
     const dir = temp();
     const target = join(dir, 'job.json');
     writeFileSync(target, 'old');
     await expect(writeFileAtomicOffLoop(target, 'new', { beforeRename: () => { throw new Error('killed before the rename'); } })).rejects.toThrow('killed before the rename');
-    await expect(writeFileAtomicOffLoop(target, 'new', { tmp: 'fixed' })).rejects.toThrow(/fixed temporary name needs a lock/);
     expect(readFileSync(target, 'utf8')).toBe('old');
     expect(readdirSync(dir)).toEqual(['job.json']);
+  });
+
+  it('a reader that settles the write, or another write of the file, finishes it first, in the same steps', async () => {
+    const dir = temp();
+    const target = join(dir, 'session.json');
+    writeFileSync(target, 'old');
+    const seen: string[] = [];
+    const first = writeFileAtomicOffLoop(target, 'first', { tmp: 'fixed', step: (s) => seen.push(`first ${s}`) });
+    expect(readFileSync(target, 'utf8')).toBe('old'); // in flight: its fsync is in the threadpool
+    settleWrite(target);
+    expect(readFileSync(target, 'utf8')).toBe('first');
+    expect(seen).toEqual(['first fsync-file', 'first rename', 'first fsync-dir']);
+    // A write of the same file in flight is finished before the next one takes the fixed temporary name.
+    const second = writeFileAtomicOffLoop(target, 'second', { tmp: 'fixed', step: (s) => seen.push(`second ${s}`) });
+    writeFileAtomic(target, 'third', { tmp: 'fixed', step: (s) => seen.push(`third ${s}`) });
+    await Promise.all([first, second]);
+    expect(seen.slice(3)).toEqual(['second fsync-file', 'second rename', 'second fsync-dir', 'third fsync-file', 'third rename', 'third fsync-dir']);
+    expect(readFileSync(target, 'utf8')).toBe('third');
+    expect(readdirSync(dir)).toEqual(['session.json']);
   });
 });

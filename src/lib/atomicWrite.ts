@@ -5,7 +5,8 @@
  * file is the old one or the new one (the folder fsync makes the rename
  * itself durable). Used by the executor's file protocol, knowledge, the
  * observer's wiki and bundles, and the home's token. `writeFileAtomicOffLoop`
- * takes the same steps with its fsyncs in libuv's threadpool, for the daemon.
+ * takes the same steps with its fsyncs in libuv's threadpool, for the daemon;
+ * any other write or settling read of its file in this process finishes it first.
  *
  * The temporary name is unique (`.<name>.<pid>.<random>.tmp`, hidden so folder
  * walkers skip it) unless the caller holds a lock on the target and asks for
@@ -26,7 +27,7 @@ export interface AtomicWriteOptions {
   durable?: boolean;
   /** Create the target's folder first. */
   mkdir?: boolean;
-  /** 'fixed' (`<target>.tmp`) only for a writer holding a lock on the target. Default 'unique'. */
+  /** 'fixed' (`<target>.tmp`) only for a writer holding a lock on the target (an off-loop write in flight is finished before another write of its target). Default 'unique'. */
   tmp?: 'unique' | 'fixed';
   /**
    * After the temporary file is written (and synced), before the rename: a test seam, and a caller's
@@ -63,6 +64,7 @@ export interface StagedFile {
  * disk fails the write here, before anything has changed, and the rename that follows needs no space.
  */
 export function stageFileAtomic(target: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): StagedFile {
+  settleWrite(target);
   const temp = writeTemp(target, data, opts);
   syncedOrDropped(temp, target, () => {
     if (temp.durable) {
@@ -82,25 +84,84 @@ export function stageFileAtomic(target: string, data: string | Uint8Array, opts:
 
 /**
  * writeFileAtomic, the same steps in the same order, with its two fsyncs awaited in libuv's threadpool: the
- * event loop serves requests and workers while the disk syncs (~1.3 ms each on the bench machine, 2026-12).
- * Only for a file no other writer touches meanwhile (a new run's job.json): nothing is locked across the
- * awaits, so the fixed temporary name, which relies on a lock, is refused.
+ * event loop serves requests and workers while the disk syncs (~1.3 ms each on the bench machine, 2026-12;
+ * 16 a run were a fifth of the daemon's time with 4 workers). From its temporary file to its folder's fsync the
+ * write is in flight: a writer of the same target in this process (any write here), or a reader that asks
+ * (`settleWrite`), finishes it first, synchronously, so nothing in this process reads the old file after it
+ * began or writes over it from what it read before, and the fixed temporary name is never two writers'.
  */
 export async function writeFileAtomicOffLoop(target: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): Promise<void> {
-  if (opts.tmp === 'fixed') throw new Error(`writeFileAtomicOffLoop(${target}): the fixed temporary name needs a lock held across the fsync; use writeFileAtomic`);
+  settleWrite(target);
   const temp = writeTemp(target, data, opts);
-  if (temp.durable) {
-    const synced = await fsyncOffLoop(temp.fd).then(() => null, (err: unknown) => err);
-    syncedOrDropped(temp, target, () => {
-      if (synced) throw synced;
-      opts.step?.('fsync-file');
-    });
-  } else syncedOrDropped(temp, target, () => {});
-  renameOver(temp, target, opts);
-  if (temp.durable) {
-    await fsyncDirOffLoop(temp.dir);
+  // Where the write is (an object: a settling caller moves it on while this function awaits), and its error.
+  const w: { at: 'written' | 'synced' | 'renamed' | 'done'; failed: { err: unknown } | null } = { at: 'written', failed: null };
+  // Each step runs once, whoever runs it: this write's own continuation or a settling caller.
+  const run = (step: () => void) => {
+    if (w.failed) throw w.failed.err;
+    try {
+      step();
+    } catch (err) {
+      w.failed = { err };
+      if (w.at === 'written' || w.at === 'synced') temp.discard();
+      throw err;
+    }
+  };
+  const synced = () => {
+    w.at = 'synced';
+    if (temp.durable) opts.step?.('fsync-file');
+  };
+  const renamed = () => {
+    renameOver(temp, target, opts);
+    w.at = temp.durable ? 'renamed' : 'done';
+  };
+  const dirSynced = () => {
+    w.at = 'done';
     opts.step?.('fsync-dir');
+  };
+  // A settling caller goes on with the file as it is; a step that fails here is this write's error, not theirs.
+  const settle = () => {
+    try {
+      if (w.at === 'written') run(() => (temp.durable && fsyncSync(temp.fd), synced()));
+      if (w.at === 'synced') run(renamed);
+      if (w.at === 'renamed') run(() => (fsyncDir(temp.dir), dirSynced()));
+    } catch {
+      // kept in w.failed: the write's own promise rejects with it
+    }
+  };
+  inFlight.set(target, settle);
+  try {
+    try {
+      if (temp.durable) await fsyncOffLoop(temp.fd);
+    } catch (err) {
+      if (w.at === 'written') run(() => {
+        throw namedError(err, target);
+      });
+    } finally {
+      closeSync(temp.fd); // only now: a threadpool fsync may still have had it
+    }
+    if (w.at === 'written') run(synced);
+    if (w.at === 'synced') run(renamed);
+    if (w.at === 'renamed') {
+      await fsyncDirOffLoop(temp.dir);
+      if (w.at === 'renamed') run(dirSynced);
+    }
+    if (w.failed) throw w.failed.err;
+  } finally {
+    if (inFlight.get(target) === settle) inFlight.delete(target);
   }
+}
+
+/** writeFileAtomicOffLoop's writes between their temporary file and their folder's fsync, by target. */
+const inFlight = new Map<string, () => void>();
+
+/**
+ * Finishes an off-loop write of `target` in flight in this process, synchronously (its fsyncs then block, as
+ * writeFileAtomic's do): called by every write here, and by a reader that must not see the file's old text
+ * once a write of it has begun (knowledge's session, run and receipt readers). A write that fails here is
+ * dropped (the old file stays) and its own promise rejects; the caller goes on.
+ */
+export function settleWrite(target: string): void {
+  inFlight.get(target)?.();
 }
 
 interface TempFile {
@@ -141,10 +202,14 @@ function syncedOrDropped(temp: TempFile, target: string, step: () => void, close
   } catch (err) {
     if (!close) closeSync(temp.fd);
     temp.discard();
-    // A write or fsync error names no file; the target is the one the caller knows (a full disk names it).
-    if ((err as NodeJS.ErrnoException).code && !(err as NodeJS.ErrnoException).path) (err as NodeJS.ErrnoException).path = target;
-    throw err;
+    throw namedError(err, target);
   }
+}
+
+/** A write or fsync error names no file; the target is the one the caller knows (a full disk names it). */
+function namedError(err: unknown, target: string): unknown {
+  if ((err as NodeJS.ErrnoException).code && !(err as NodeJS.ErrnoException).path) (err as NodeJS.ErrnoException).path = target;
+  return err;
 }
 
 /** The caller's last word, the conflict check, then the rename; a refusal drops the temporary file. */

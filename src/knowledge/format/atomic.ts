@@ -9,7 +9,9 @@
  * passes that text (`readAs`; null: the file did not exist): the file must still
  * hold it just before the rename, else KNOWLEDGE_CONFLICT and nothing is written.
  */
-import { writeFileAtomic as atomicWrite } from '../../lib/atomicWrite.js';
+import { writeFileAtomic as atomicWrite, writeFileAtomicOffLoop as atomicWriteOffLoop } from '../../lib/atomicWrite.js';
+
+export { settleWrite } from '../../lib/atomicWrite.js';
 
 export interface AtomicWriteHooks {
   /** Test seam: called after the temporary file is durable and before the rename. */
@@ -18,4 +20,19 @@ export interface AtomicWriteHooks {
 
 export function writeFileAtomic(target: string, data: string | Uint8Array, hooks: AtomicWriteHooks = {}, readAs?: string | null): void {
   atomicWrite(target, data, { tmp: 'fixed', ...(hooks.beforeRename ? { beforeRename: hooks.beforeRename } : {}), ...(readAs !== undefined ? { readAs } : {}) });
+}
+
+/** A file's new text, for a caller that writes it now or off the event loop (session/ops.ts completeAndSeal). */
+export interface FileWrite {
+  file: string;
+  text: string;
+}
+
+/**
+ * writeFileAtomic with its fsyncs in libuv's threadpool (lib/atomicWrite.ts writeFileAtomicOffLoop), for the
+ * daemon's run end: until it is done, a write of the same file in this process, or a reader that settles it
+ * (`settleWrite`: the session, run and receipt readers), finishes it first.
+ */
+export function writeFileAtomicOffLoop(w: FileWrite): Promise<void> {
+  return atomicWriteOffLoop(w.file, w.text, { tmp: 'fixed' });
 }

@@ -11,19 +11,19 @@ import { runDir } from './session/store.js';
 import { createLifecycleContext } from './context.js';
 
 describe('KnowledgeBridge.onRunFinished', () => {
-  it('answers null for a run it never registered, and throws CORRUPT_FILE for a run.json that no longer parses', () => {
+  it('answers null for a run it never registered, and throws CORRUPT_FILE for a run.json that no longer parses', async () => {
     const p = project();
     // As the daemon has it: its home, and the run's folder in the home's runs/.
     const bridge = new KnowledgeBridge({ env: { MAESTRO_HOME: p.root.home } });
     const task = { id: 'T1', title: 'Add greeting' };
     const info = (id: string, dir: string) => ({ task, run: { id, kind: 'execute' }, runDir: dir, repoPath: p.dir });
-    expect(bridge.onRunFinished(info('r-never', tmpDir()))).toBeNull();
+    expect(await bridge.onRunFinished(info('r-never', tmpDir()))).toBeNull();
     const dir = join(p.root.home, 'runs', 'T1', 'r-1');
     mkdirSync(dir, { recursive: true });
     bridge.onRunStarted(info('r-1', dir));
     const file = join(runDir(p.root, sessionIdFor(task.id), runIdFor('r-1')), 'run.json');
     writeFileSync(file, '{"run_id": ');
-    expect(() => bridge.onRunFinished(info('r-1', dir))).toThrow(expect.objectContaining({ code: 'CORRUPT_FILE', message: expect.stringContaining(file) }));
+    await expect(bridge.onRunFinished(info('r-1', dir))).rejects.toThrow(expect.objectContaining({ code: 'CORRUPT_FILE', message: expect.stringContaining(file) }));
   });
 });
 
@@ -40,7 +40,7 @@ describe('KnowledgeBridge.scoreRunAhead', () => {
       bridge.onRunStarted(info);
       writeFileSync(join(dir, 'report.md'), report);
       if (ahead) await bridge.scoreRunAhead(info);
-      const done = bridge.onRunFinished(info)!;
+      const done = (await bridge.onRunFinished(info))!;
       const receipt = JSON.parse(readFileSync(done.reconciliation.receipt, 'utf8')) as { candidates: unknown[] };
       return JSON.stringify(receipt.candidates).replace(/"resolved_at":"[^"]*"/g, '');
     };

@@ -17,7 +17,7 @@ import type { Task } from '../../core/types.js';
 import { runIdFor, sessionIdFor } from '../../core/supersededVersion.js';
 import { review } from './reconcile/review.js';
 import { resolveWorkflowRoot, type WorkflowRoot } from '../format/root.js';
-import { finishRun, type CompleteResult } from './session/ops.js';
+import { finishRunOffLoop, type CompleteResult } from './session/ops.js';
 import { readLedger } from './ledger/ledger.js';
 import { promote } from './promote/promote.js';
 import { runSource, runSourceInside } from './reconcile/receipt.js';
@@ -214,15 +214,35 @@ export class KnowledgeBridge {
     return importStoredRun(this.lc, root, sid, stored, ensureSession);
   }
 
+  /** Run ends in progress in this process, by run folder: a second finish of the same run waits for the first. */
+  private readonly finishing = new Map<string, Promise<RunFinished | null>>();
+
   /**
    * Reads the agent's report into pending candidates, reconciles, and seals the run (the agent is done with it).
    * `autoPromoteDecisions` (the offline demo only, like its self-approving gates): the run's eligible
-   * accepted decisions are promoted at once; constraints are left for a person to review.
+   * accepted decisions are promoted at once; constraints are left for a person to review. The receipt's,
+   * run.json's and session.json's fsyncs are awaited off the event loop (session/ops.ts finishRunOffLoop).
    */
-  onRunFinished(info: BridgeRunInfo, opts: { autoPromoteDecisions?: boolean } = {}): (CompleteResult & { sealed: boolean; promoted: string[] }) | null {
+  async onRunFinished(info: BridgeRunInfo, opts: { autoPromoteDecisions?: boolean } = {}): Promise<RunFinished | null> {
     const root = this.rootFor(info.repoPath);
     const sid = sessionIdFor(info.task.id);
     const rid = runIdFor(info.run.id);
+    const key = join(root.workflowDir, 'sessions', sid, 'runs', rid);
+    const earlier = this.finishing.get(key);
+    if (earlier) {
+      await earlier.catch(() => null);
+      return null; // sealed by the first: nothing to finish
+    }
+    const done = this.finish(root, sid, rid, opts);
+    this.finishing.set(key, done);
+    try {
+      return await done;
+    } finally {
+      this.finishing.delete(key);
+    }
+  }
+
+  private async finish(root: WorkflowRoot, sid: string, rid: string, opts: { autoPromoteDecisions?: boolean }): Promise<RunFinished | null> {
     try {
       readSession(root, sid);
       if (isSealed(readRun(root, sid, rid))) return null;
@@ -232,7 +252,7 @@ export class KnowledgeBridge {
       if (isMaestroError(err, 'UNKNOWN_SESSION') || isMaestroError(err, 'UNKNOWN_RUN')) return null;
       throw err;
     }
-    const done = finishRun(this.lc, root, sid, rid);
+    const done = await finishRunOffLoop(this.lc, root, sid, rid);
     const promoted: string[] = [];
     if (opts.autoPromoteDecisions) {
       const ledger = readLedger(runSource(root, sid, rid).ledgerPath);
@@ -245,3 +265,6 @@ export class KnowledgeBridge {
     return { ...done, sealed: true, promoted };
   }
 }
+
+/** What onRunFinished did: the run completed, reconciled and sealed, and what the demo promoted. */
+export type RunFinished = CompleteResult & { sealed: boolean; promoted: string[] };

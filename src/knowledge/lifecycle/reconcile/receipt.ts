@@ -11,7 +11,7 @@
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { MaestroError } from '../../../core/errors.js';
-import { writeFileAtomic } from '../../format/atomic.js';
+import { settleWrite, writeFileAtomic, type FileWrite } from '../../format/atomic.js';
 import { assertNotLinked, assertReadInside } from '../../format/linkGuard.js';
 import { jsonSyntaxWhere } from '../../../lib/jsonError.js';
 import { tooLargeToRead } from '../jsonFile.js';
@@ -140,6 +140,7 @@ export function readReceipt(src: Source): Receipt | null {
 
 /** For readers that go on without a receipt (review, the freshness fence, a refresh): the receipt, or why it is unreadable. */
 export function tryReadReceipt(src: Source, hint: RefreshHint = REFRESH_BY_FLAG): { receipt: Receipt | null; corrupt?: MaestroError } {
+  settleWrite(src.receiptPath); // a run end's write of it in flight (session/ops.ts) is finished first
   if (!existsSync(src.receiptPath)) return { receipt: null };
   const fix = hint(src.sid);
   const corrupt = (why: string) => ({ receipt: null, corrupt: new MaestroError('CORRUPT_FILE', `${src.receiptPath}: ${why}; rebuild it: ${fix}.`, { details: { file: src.receiptPath, fix } }) });
@@ -228,6 +229,13 @@ export function buildReceipt(lc: LifecycleContext, src: Pick<Source, 'sid' | 'ri
 }
 
 export function reconcileSource(lc: LifecycleContext, root: WorkflowRoot, src: Source, opts: ReconcileOptions = {}): Receipt {
+  const { receipt, write } = reconciledReceipt(lc, root, src, opts);
+  writeFileAtomic(write.file, write.text);
+  return receipt;
+}
+
+/** reconcileSource, with the receipt's write left to the caller (session/ops.ts completeAndSeal writes it off the loop). */
+export function reconciledReceipt(lc: LifecycleContext, root: WorkflowRoot, src: Source, opts: ReconcileOptions = {}): { receipt: Receipt; write: FileWrite } {
   const corpus = opts.corpus ?? lc.corpus.read(root.workflowDir);
   const pc = opts.prepared ?? lc.prepared.preparedFor(corpus.fingerprint, corpus.docs);
   assertSourceInside(root, src.sid, src.rid); // before anything of the source is read; again before the write
@@ -238,8 +246,7 @@ export function reconcileSource(lc: LifecycleContext, root: WorkflowRoot, src: S
   assertNotLinked(src.receiptPath);
   if (previous.corrupt) renameSync(src.receiptPath, `${src.receiptPath}.corrupt`);
   const receipt = buildReceipt(lc, src, state, corpus, pc, opts, previous.receipt);
-  writeFileAtomic(src.receiptPath, `${JSON.stringify(receipt, null, 2)}\n`);
-  return receipt;
+  return { receipt, write: { file: src.receiptPath, text: `${JSON.stringify(receipt, null, 2)}\n` } };
 }
 
 /** Fails closed unless the source's receipt is fresh; says how to refresh, as `hint` says it. */

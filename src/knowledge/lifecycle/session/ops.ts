@@ -11,11 +11,12 @@ import { readCorpus } from '../ledger/corpusDocs.js';
 import type { LifecycleContext } from '../context.js';
 import { candidateId } from '../ledger/recipes.js';
 import { emptyLedger, readLedger, recordInto, stageInto, updateLedger, type Action, type InputSource, type Ledger, type LedgerCandidate, type Signal, type SourceKind } from '../ledger/ledger.js';
+import { writeFileAtomic, writeFileAtomicOffLoop, type FileWrite } from '../../format/atomic.js';
 import type { WorkflowRoot } from '../../format/root.js';
-import { readReceipt, readSourceState, reconcileSource, runSource, runSourceInside, sessionSource, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
+import { readReceipt, readSourceState, reconciledReceipt, reconcileSource, runSource, runSourceInside, sessionSource, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
 import { promotedIds } from '../promote/promotion.js';
 import { parseReport, readReportFile, reportDrafts } from './report.js';
-import { activeRun, assertRunRewritable, assertSessionInside, assertSourceInside, assertSessionRewritable, assertWritableRun, isSealed, listRunIds, readRun, readRunFile, readSession, releaseActiveRun, runFolderOutside, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
+import { activeRun, assertRunRewritable, assertSessionInside, assertSourceInside, assertSessionRewritable, assertWritableRun, isSealed, listRunIds, readRun, readRunFile, readSession, releaseActiveRun, runFolderOutside, runWrite, sessionWrite, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
 
 const nowIso = () => new Date().toISOString();
 
@@ -274,7 +275,7 @@ function suppressExact(src: Source, receipt: Receipt | null): number {
 export function sealRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): { run: RunDoc; suppressed: number; pending: number } {
   const run = readRun(root, sid, rid);
   if (isSealed(run)) return { run, suppressed: 0, pending: pendingOf(runSource(root, sid, rid)) };
-  const { src, suppressed } = completeAndSeal(lc, root, run);
+  const { src, suppressed } = writtenNow(completeAndSeal(lc, root, run));
   return { run, suppressed, pending: pendingOf(src) };
 }
 
@@ -284,27 +285,63 @@ export function sealRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, r
  */
 export function finishRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): CompleteResult & { suppressed: number } {
   const run = assertWritableRun(root, sid, rid);
-  const { src, receipt, suppressed } = completeAndSeal(lc, root, run);
+  const { src, receipt, suppressed } = writtenNow(completeAndSeal(lc, root, run));
   return { ...completeResult(run, src, receipt), suppressed };
 }
 
-/** Completes an unsealed run if it is not yet, reconciles, suppresses exact duplicates, seals it and takes it off the session's active runs. */
-function completeAndSeal(lc: LifecycleContext, root: WorkflowRoot, run: RunDoc): { src: Source; receipt: Receipt; suppressed: number } {
+/**
+ * finishRun for the daemon: the same files in the same order, each write's fsyncs awaited in libuv's threadpool
+ * (format/atomic.ts writeFileAtomicOffLoop). The receipt, run.json and session.json were 6 of a run's 16
+ * fsyncs on the daemon's event loop (bench:daemon, 4 workers, 2026-12). Between the writes other work of this
+ * process runs, as another process's can between them today (none of the three is written under the corpus
+ * lock); a reader of one of them in this process finishes its write first (store.ts, receipt.ts settleWrite).
+ */
+export async function finishRunOffLoop(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): Promise<CompleteResult & { suppressed: number }> {
+  const run = assertWritableRun(root, sid, rid);
+  const { src, receipt, suppressed } = await writtenOffLoop(completeAndSeal(lc, root, run));
+  return { ...completeResult(run, src, receipt), suppressed };
+}
+
+type Sealed = { src: Source; receipt: Receipt; suppressed: number };
+
+/**
+ * Completes an unsealed run if it is not yet, reconciles, suppresses exact duplicates, seals it and takes it off the
+ * session's active runs. Yields its receipt, run.json and session.json writes, in that order, for its caller to do
+ * (now or off the loop) before it goes on; the ledger's writes (under the corpus lock) and `.active-run` are done here.
+ */
+function* completeAndSeal(lc: LifecycleContext, root: WorkflowRoot, run: RunDoc): Generator<FileWrite, Sealed, void> {
   assertRunRewritable(root, run);
   assertSessionRewritable(root, readSession(root, run.session_id));
   const src = runSourceInside(root, run.session_id, run.run_id);
   if (run.status !== 'completed') stageReport(run, src);
-  const receipt = reconcileSource(lc, root, src);
+  const { receipt, write } = reconciledReceipt(lc, root, src);
+  yield write;
   const suppressed = suppressExact(src, receipt);
   run.status = 'sealed';
   run.sealed_at = nowIso();
-  writeRun(root, run);
+  yield runWrite(root, run);
   const s = readSession(root, run.session_id);
   s.active_run_ids = s.active_run_ids.filter((x) => x !== run.run_id);
   s.activity_revision += 1;
-  writeSession(root, s);
+  yield sessionWrite(root, s);
   releaseActiveRun(root, run.session_id, run.run_id);
   return { src, receipt, suppressed };
+}
+
+/** Does each write the steps yield (writeFileAtomic) before they go on; their result. */
+function writtenNow<T>(steps: Generator<FileWrite, T, void>): T {
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    writeFileAtomic(step.value.file, step.value.text);
+  }
+}
+
+/** writtenNow with each write's fsyncs off the event loop. */
+async function writtenOffLoop<T>(steps: Generator<FileWrite, T, void>): Promise<T> {
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    await writeFileAtomicOffLoop(step.value);
+  }
 }
 
 /** Pending candidates of one source; throws (CORRUPT_FILE) when its ledger or promotion receipt is unreadable. */

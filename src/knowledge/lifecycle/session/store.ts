@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isMaestroError, MaestroError } from '../../../core/errors.js';
-import { writeFileAtomic } from '../../format/atomic.js';
+import { settleWrite, writeFileAtomic, type FileWrite } from '../../format/atomic.js';
 import { assertReadInside, linkedOutside } from '../../format/linkGuard.js';
 import { withCorpusLock } from '../../format/lock.js';
 import { canonical } from '../../../lib/paths.js';
@@ -79,6 +79,7 @@ function missingSessionHint(sid: string): string {
 export function readSession(root: WorkflowRoot, sid: string): SessionDoc {
   const file = sessionFile(root, sid);
   assertReadableInside(root, file);
+  settleWrite(file); // a run end's write of it in flight (ops.ts completeAndSeal) is finished first
   if (!existsSync(file)) throw new MaestroError('UNKNOWN_SESSION', `No session ${sid} under ${sessionsDir(root)} (${missingSessionHint(sid)}).`);
   return upgradeSession(readJsonObject(file), file);
 }
@@ -170,10 +171,16 @@ function refusal(check: () => void): MaestroError | null {
 }
 
 export function writeSession(root: WorkflowRoot, doc: SessionDoc): void {
+  const w = sessionWrite(root, doc);
+  writeFileAtomic(w.file, w.text);
+}
+
+/** writeSession's checks and new text, the write left to the caller (ops.ts completeAndSeal writes it off the loop). */
+export function sessionWrite(root: WorkflowRoot, doc: SessionDoc): FileWrite {
   assertSessionRewritable(root, doc);
   assertSessionInside(root, doc.session_id);
   doc.updated_at = nowIso();
-  writeFileAtomic(sessionFile(root, doc.session_id), `${JSON.stringify(doc, null, 2)}\n`);
+  return { file: sessionFile(root, doc.session_id), text: `${JSON.stringify(doc, null, 2)}\n` };
 }
 
 export function createSession(root: WorkflowRoot, sid: string, objective = ''): { session: SessionDoc; created: boolean } {
@@ -262,12 +269,14 @@ export function readRun(root: WorkflowRoot, sid: string, rid: string): RunDoc {
   // Not through a run link a repository planted (its run.json, or a file beside it, may be anyone's).
   assertRunFolderInside(root, sid, rid);
   const file = runFile(root, sid, rid);
+  settleWrite(file); // a run end's write of it in flight (ops.ts completeAndSeal) is finished first
   if (!existsSync(file)) throw new MaestroError('UNKNOWN_RUN', `No run ${rid} in session ${sid} (${file}).`);
   return readRunFile(file);
 }
 
 /** A run.json found by path (the orchestrator's run directory, `$MAESTRO_RUN_DIR`); CORRUPT_FILE naming it when it is not a run. */
 export function readRunFile(file: string): RunDoc {
+  settleWrite(file);
   return upgradeRun(readJsonObject(file), file);
 }
 
@@ -282,10 +291,16 @@ export function assertWritableRun(root: WorkflowRoot, sid: string, rid: string):
 }
 
 export function writeRun(root: WorkflowRoot, run: RunDoc): void {
+  const w = runWrite(root, run);
+  writeFileAtomic(w.file, w.text);
+}
+
+/** writeRun's checks and new text, the write left to the caller (ops.ts completeAndSeal writes it off the loop). */
+export function runWrite(root: WorkflowRoot, run: RunDoc): FileWrite {
   assertRunRewritable(root, run);
   assertSessionInside(root, run.session_id);
   run.revision += 1;
-  writeFileAtomic(runFile(root, run.session_id, run.run_id), `${JSON.stringify(run, null, 2)}\n`);
+  return { file: runFile(root, run.session_id, run.run_id), text: `${JSON.stringify(run, null, 2)}\n` };
 }
 
 export interface CreateRunOptions {

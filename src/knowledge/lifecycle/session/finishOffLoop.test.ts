@@ -1,0 +1,83 @@
+/**
+ * The daemon's run end (finishRunOffLoop): the same files as finishRun, written with their fsyncs off the event
+ * loop, so the loop turns between its writes; and a session write in flight is finished before this process reads
+ * the session again, so a run started meanwhile is not lost.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { project } from '../../../../test/helpers/knowledge2.js';
+import { createLifecycleContext } from '../context.js';
+import { finishRun, finishRunOffLoop } from './ops.js';
+import { createRun, createSession, runDir, sessionsDir } from './store.js';
+
+const REPORT = '---\nverdict: ready\nsummary: greeting added\ndecisions:\n  - accepted: "Greeting strings live in src/greet.ts."\n---\n';
+
+/** A project with session s-1 and its run run-1, the agent's report written. */
+function finishedRun() {
+  const p = project();
+  createSession(p.root, 's-1', 'Add greeting');
+  createRun(p.root, 's-1', { runId: 'run-1' });
+  writeFileSync(join(runDir(p.root, 's-1', 'run-1'), 'report.md'), REPORT);
+  return p;
+}
+
+const json = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+/** A file's JSON without the times and hashes that differ between two runs of the same end. */
+const timeless = (file: string) => JSON.stringify(json(file), (k, v: unknown) => (/_at$|^corpus_fingerprint$/.test(k) ? '' : v));
+
+/** Counts the event loop's turns (check phases) until stop() is called. */
+function turns() {
+  let n = 0;
+  let on = true;
+  const turn = () => {
+    if (!on) return;
+    n++;
+    setImmediate(turn);
+  };
+  setImmediate(turn);
+  return { stop: () => ((on = false), n) };
+}
+
+describe('finishRunOffLoop', () => {
+  it('lets the event loop turn before each of its renames, and leaves the files finishRun leaves', async () => {
+    const a = finishedRun();
+    const b = finishedRun();
+    finishRun(createLifecycleContext({ embedder: null }), a.root, 's-1', 'run-1');
+    await stat(b.dir); // from an I/O callback's turn: the loop's next phase is its check phase
+    const loop = turns();
+    const done = finishRunOffLoop(createLifecycleContext({ embedder: null }), b.root, 's-1', 'run-1');
+    const receipt = join(runDir(b.root, 's-1', 'run-1'), 'knowledge-reconciliation.json');
+    expect(existsSync(receipt)).toBe(false); // staged, its fsync in the threadpool: not renamed yet
+    const result = await done;
+    // The receipt, run.json and session.json: each awaited a file fsync and a folder fsync, a turn between them.
+    expect(loop.stop()).toBeGreaterThanOrEqual(3);
+    expect(result.run.status).toBe('sealed');
+    for (const file of ['runs/run-1/run.json', 'runs/run-1/knowledge-reconciliation.json', 'runs/run-1/knowledge-delta.json', 'session.json']) {
+      expect(timeless(join(sessionsDir(b.root), 's-1', file))).toBe(timeless(join(sessionsDir(a.root), 's-1', file)));
+    }
+    expect(json(join(sessionsDir(b.root), 's-1', 'session.json')).active_run_ids).toEqual([]);
+  });
+
+  it('a session write in flight is finished before the session is read again: a run started meanwhile stays active', async () => {
+    const p = finishedRun();
+    const session = join(sessionsDir(p.root), 's-1', 'session.json');
+    let started = false;
+    let finished = false;
+    // Each turn of the loop: once the run end's session.json is staged (its fixed temporary file is there), the next run starts.
+    const watch = () => {
+      if (!started && existsSync(`${session}.tmp`)) {
+        createRun(p.root, 's-1', { runId: 'run-2' });
+        started = true;
+      }
+      if (!started && !finished) setImmediate(watch);
+    };
+    setImmediate(watch);
+    await finishRunOffLoop(createLifecycleContext({ embedder: null }), p.root, 's-1', 'run-1').finally(() => (finished = true));
+    expect(started).toBe(true);
+    expect(json(session).active_run_ids).toEqual(['run-2']);
+    expect(json(join(runDir(p.root, 's-1', 'run-1'), 'run.json')).status).toBe('sealed');
+    expect(json(join(runDir(p.root, 's-1', 'run-2'), 'run.json')).status).toBe('running');
+  });
+});
