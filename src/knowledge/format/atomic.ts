@@ -36,3 +36,19 @@ export interface FileWrite {
 export function writeFileAtomicOffLoop(w: FileWrite): Promise<void> {
   return atomicWriteOffLoop(w.file, w.text, { tmp: 'fixed' });
 }
+
+/** Does each write the steps yield (writeFileAtomic) before they go on; their result. */
+export function writtenNow<T>(steps: Generator<FileWrite, T, void>): T {
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    writeFileAtomic(step.value.file, step.value.text);
+  }
+}
+
+/** writtenNow with each write's fsyncs off the event loop (writeFileAtomicOffLoop). */
+export async function writtenOffLoop<T>(steps: Generator<FileWrite, T, void>): Promise<T> {
+  for (let step = steps.next(); ; step = steps.next()) {
+    if (step.done) return step.value;
+    await writeFileAtomicOffLoop(step.value);
+  }
+}

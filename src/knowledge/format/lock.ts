@@ -69,39 +69,81 @@ function acquireFileLock(target: string, deadline: number): () => void {
   });
 }
 
-// Re-entrancy counts of this process's locks. Process-wide on purpose: a lock is held by a process (the
-// kernel lock by its connection, the lock file by its pid), and a nested take must not open a second
-// connection that would wait on the first.
-const held = new Map<string, number>();
+// This process's locks, each with its count of holders and its release. Process-wide on purpose: a lock is held by
+// a process (the kernel lock by its connection, the lock file by its pid), and a nested take must not open a second
+// connection that would wait on the first. Released by whichever holder is last, not the one that took it: holders
+// that await (withCorpusLockAsync) may finish in any order.
+const held = new Map<string, { holders: number; release: () => void }>();
+
+/** One more holder of lock `key`, taken by `take` when this process holds it not yet; returns this holder's release. */
+function hold(key: string, take: () => () => void): () => void {
+  let lock = held.get(key);
+  if (!lock) {
+    lock = { holders: 0, release: take() };
+    held.set(key, lock);
+  }
+  lock.holders++;
+  const mine = lock;
+  return () => {
+    if (--mine.holders > 0) return;
+    held.delete(key);
+    mine.release();
+  };
+}
 
 /**
  * Runs `fn` holding the locks of every target (taken in sorted order, so two
  * writers of the same pair cannot deadlock). Re-entrant within a process.
  */
 export function withCorpusLock<T>(targets: string[], fn: () => T, opts: LockOptions = {}): T {
+  const release = acquireCorpusLocks(targets, opts);
+  try {
+    return fn();
+  } finally {
+    release();
+  }
+}
+
+/**
+ * withCorpusLock for a holder that awaits (the daemon's run start writes its files with their fsyncs off the event
+ * loop: session/store.ts createRunOffLoop). The process holds the locks until `fn` settles, so other processes wait
+ * as they would for withCorpusLock; this process's other writers, re-entrant, go on meanwhile, each synchronous (a
+ * file read-modified-written without an await between, as withCorpusLock's holders do, and a file written off the
+ * loop finished by any other write of it, lib/atomicWrite.ts settleWrite).
+ */
+export async function withCorpusLockAsync<T>(targets: string[], fn: () => Promise<T>, opts: LockOptions = {}): Promise<T> {
+  const release = acquireCorpusLocks(targets, opts);
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
+}
+
+/** Takes (or counts once more) the locks of every target; returns their release. */
+function acquireCorpusLocks(targets: string[], opts: LockOptions): () => void {
   const timeoutMs = opts.timeoutMs ?? LOCK_TIMEOUT_MS;
   const deadline = Date.now() + timeoutMs;
   const sorted = [...new Set(targets)].sort();
   const namespaces = [...new Set(sorted.map(namespaceLockPath))].sort();
   for (const ns of namespaces) assertLockInRepo(ns);
   const releases: Array<() => void> = [];
-  try {
-    for (const ns of namespaces) {
-      if ((held.get(ns) ?? 0) === 0) releases.push(acquireNamespaceLock(ns, Math.max(1, deadline - Date.now()), timeoutMs));
-      held.set(ns, (held.get(ns) ?? 0) + 1);
-      releases.push(() => held.set(ns, held.get(ns)! - 1));
-    }
-    for (const t of sorted) {
-      const key = `file:${t}`;
-      if ((held.get(key) ?? 0) === 0) {
-        mkdirSync(dirname(t), { recursive: true });
-        releases.push(acquireFileLock(t, deadline));
-      }
-      held.set(key, (held.get(key) ?? 0) + 1);
-      releases.push(() => held.set(key, held.get(key)! - 1));
-    }
-    return fn();
-  } finally {
+  const release = () => {
     for (const r of releases.reverse()) r();
+  };
+  try {
+    for (const ns of namespaces) releases.push(hold(ns, () => acquireNamespaceLock(ns, Math.max(1, deadline - Date.now()), timeoutMs)));
+    for (const t of sorted) {
+      releases.push(
+        hold(`file:${t}`, () => {
+          mkdirSync(dirname(t), { recursive: true });
+          return acquireFileLock(t, deadline);
+        }),
+      );
+    }
+  } catch (err) {
+    release();
+    throw err;
   }
+  return release;
 }

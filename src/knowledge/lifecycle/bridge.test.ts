@@ -20,7 +20,7 @@ describe('KnowledgeBridge.onRunFinished', () => {
     expect(await bridge.onRunFinished(info('r-never', tmpDir()))).toBeNull();
     const dir = join(p.root.home, 'runs', 'T1', 'r-1');
     mkdirSync(dir, { recursive: true });
-    bridge.onRunStarted(info('r-1', dir));
+    await bridge.onRunStarted(info('r-1', dir));
     const file = join(runDir(p.root, sessionIdFor(task.id), runIdFor('r-1')), 'run.json');
     writeFileSync(file, '{"run_id": ');
     await expect(bridge.onRunFinished(info('r-1', dir))).rejects.toThrow(expect.objectContaining({ code: 'CORRUPT_FILE', message: expect.stringContaining(file) }));
@@ -37,7 +37,7 @@ describe('KnowledgeBridge.scoreRunAhead', () => {
       const dir = join(p.root.home, 'runs', task.id, 'r-1');
       mkdirSync(dir, { recursive: true });
       const info = { task, run: { id: 'r-1', kind: 'execute' }, runDir: dir, repoPath: p.dir };
-      bridge.onRunStarted(info);
+      await bridge.onRunStarted(info);
       writeFileSync(join(dir, 'report.md'), report);
       if (ahead) await bridge.scoreRunAhead(info);
       const done = (await bridge.onRunFinished(info))!;
@@ -55,7 +55,7 @@ describe('KnowledgeBridge.scoreRunAhead', () => {
 });
 
 describe('KnowledgeBridge.onRunStarted', () => {
-  it("keeps a task's session folder out of the person's git status, and leaves a .gitignore already there alone", () => {
+  it("keeps a task's session folder out of the person's git status, and leaves a .gitignore already there alone", async () => {
     const p = project();
     const git = (...args: string[]) => execFileSync('git', ['-C', p.dir, ...args], { encoding: 'utf8' });
     git('init', '-q');
@@ -65,7 +65,7 @@ describe('KnowledgeBridge.onRunStarted', () => {
       mkdirSync(dir, { recursive: true });
       return bridge.onRunStarted({ task: { id: taskId, title: 'Add greeting' }, run: { id: runId, kind: 'execute' }, runDir: dir, repoPath: p.dir });
     };
-    const { sessionId } = started('T1', 'r-1');
+    const { sessionId } = await started('T1', 'r-1');
     // What git status lists under sessions/ (this test's home is inside the folder too, unlike a person's).
     const status = () => git('status', '--porcelain', '--untracked-files=all', '--', '.workflow/sessions').split('\n').filter(Boolean);
     // Nothing of the session shows (session.json, its runs/ link).
@@ -75,7 +75,7 @@ describe('KnowledgeBridge.onRunStarted', () => {
     const own = join(p.root.workflowDir, 'sessions', sessionIdFor('T2'));
     mkdirSync(own, { recursive: true });
     writeFileSync(join(own, '.gitignore'), 'runs/\n');
-    started('T2', 'r-2');
+    await started('T2', 'r-2');
     expect(readFileSync(join(own, '.gitignore'), 'utf8')).toBe('runs/\n');
     expect(status()).toContain(`?? .workflow/sessions/${sessionIdFor('T2')}/session.json`);
   });

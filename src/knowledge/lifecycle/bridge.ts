@@ -24,7 +24,7 @@ import { runSource, runSourceInside } from './reconcile/receipt.js';
 import { scoreSourcesAhead } from './reconcile/scoreAhead.js';
 import { briefFromIndex, type BriefLookup } from './briefSearch.js';
 import type { KnowledgeService } from '../service.js';
-import { createRun, createSession, isSealed, readRun, readSession } from './session/store.js';
+import { createRunOffLoop, createSession, isSealed, readRun, readSession } from './session/store.js';
 import { AGENT_REPORT_PATH } from './agentReport.js';
 import { importStoredRun, runHere } from './session/importRun.js';
 import { createLifecycleContext, type LifecycleContext } from './context.js';
@@ -157,13 +157,14 @@ export class KnowledgeBridge {
    * Ensures the task's session, kept out of git, and registers the run, its folder linked to the orchestrator's
    * run directory.
    */
-  onRunStarted(info: BridgeRunInfo): { sessionId: string; runId: string } {
+  async onRunStarted(info: BridgeRunInfo): Promise<{ sessionId: string; runId: string }> {
     const root = this.rootFor(info.repoPath);
     const sid = sessionIdFor(info.task.id);
     createSession(root, sid, info.task.title);
     ignoredByGit(join(root.workflowDir, 'sessions', sid));
     const rid = runIdFor(info.run.id);
-    createRun(root, sid, { runId: rid, command: info.run.kind ?? 'execute', goal: info.task.title, linkTo: info.runDir });
+    // run.json's and session.json's fsyncs off the event loop (session/store.ts createRunOffLoop).
+    await createRunOffLoop(root, sid, { runId: rid, command: info.run.kind ?? 'execute', goal: info.task.title, linkTo: info.runDir });
     return { sessionId: sid, runId: rid };
   }
 

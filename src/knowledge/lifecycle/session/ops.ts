@@ -11,7 +11,7 @@ import { readCorpus } from '../ledger/corpusDocs.js';
 import type { LifecycleContext } from '../context.js';
 import { candidateId } from '../ledger/recipes.js';
 import { emptyLedger, readLedger, recordInto, stageInto, updateLedger, type Action, type InputSource, type Ledger, type LedgerCandidate, type Signal, type SourceKind } from '../ledger/ledger.js';
-import { writeFileAtomic, writeFileAtomicOffLoop, type FileWrite } from '../../format/atomic.js';
+import { writtenNow, writtenOffLoop, type FileWrite } from '../../format/atomic.js';
 import type { WorkflowRoot } from '../../format/root.js';
 import { readReceipt, readSourceState, reconciledReceipt, reconcileSource, runSource, runSourceInside, sessionSource, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
 import { promotedIds } from '../promote/promotion.js';
@@ -326,22 +326,6 @@ function* completeAndSeal(lc: LifecycleContext, root: WorkflowRoot, run: RunDoc)
   yield sessionWrite(root, s);
   releaseActiveRun(root, run.session_id, run.run_id);
   return { src, receipt, suppressed };
-}
-
-/** Does each write the steps yield (writeFileAtomic) before they go on; their result. */
-function writtenNow<T>(steps: Generator<FileWrite, T, void>): T {
-  for (let step = steps.next(); ; step = steps.next()) {
-    if (step.done) return step.value;
-    writeFileAtomic(step.value.file, step.value.text);
-  }
-}
-
-/** writtenNow with each write's fsyncs off the event loop. */
-async function writtenOffLoop<T>(steps: Generator<FileWrite, T, void>): Promise<T> {
-  for (let step = steps.next(); ; step = steps.next()) {
-    if (step.done) return step.value;
-    await writeFileAtomicOffLoop(step.value);
-  }
 }
 
 /** Pending candidates of one source; throws (CORRUPT_FILE) when its ledger or promotion receipt is unreadable. */

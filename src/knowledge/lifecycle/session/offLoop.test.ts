@@ -1,7 +1,7 @@
 /**
- * The daemon's run end (finishRunOffLoop): the same files as finishRun, written with their fsyncs off the event
- * loop, so the loop turns between its writes; and a session write in flight is finished before this process reads
- * the session again, so a run started meanwhile is not lost.
+ * The daemon's run start and end (createRunOffLoop, finishRunOffLoop): the same files as createRun and finishRun,
+ * written with their fsyncs off the event loop, so the loop turns between their writes; and neither loses a change
+ * this process made to the session meanwhile.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { project } from '../../../../test/helpers/knowledge2.js';
 import { createLifecycleContext } from '../context.js';
 import { finishRun, finishRunOffLoop } from './ops.js';
-import { createRun, createSession, runDir, sessionsDir } from './store.js';
+import { createRun, createRunOffLoop, createSession, runDir, sessionsDir } from './store.js';
 
 const REPORT = '---\nverdict: ready\nsummary: greeting added\ndecisions:\n  - accepted: "Greeting strings live in src/greet.ts."\n---\n';
 
@@ -79,5 +79,34 @@ describe('finishRunOffLoop', () => {
     expect(json(session).active_run_ids).toEqual(['run-2']);
     expect(json(join(runDir(p.root, 's-1', 'run-1'), 'run.json')).status).toBe('sealed');
     expect(json(join(runDir(p.root, 's-1', 'run-2'), 'run.json')).status).toBe('running');
+  });
+});
+
+describe('createRunOffLoop', () => {
+  it('lets the event loop turn before each of its renames, and leaves the files createRun leaves', async () => {
+    const a = project();
+    const b = project();
+    for (const p of [a, b]) createSession(p.root, 's-1', 'Add greeting');
+    createRun(a.root, 's-1', { runId: 'run-1', command: 'execute' });
+    await stat(b.dir);
+    const loop = turns();
+    const done = createRunOffLoop(b.root, 's-1', { runId: 'run-1', command: 'execute' });
+    expect(existsSync(join(runDir(b.root, 's-1', 'run-1'), 'run.json'))).toBe(false); // staged, not renamed yet
+    expect((await done).created).toBe(true);
+    expect(loop.stop()).toBeGreaterThanOrEqual(2); // run.json, then session.json
+    for (const file of ['runs/run-1/run.json', 'session.json']) {
+      expect(timeless(join(sessionsDir(b.root), 's-1', file))).toBe(timeless(join(sessionsDir(a.root), 's-1', file)));
+    }
+    const report = (p: typeof a) => readFileSync(join(runDir(p.root, 's-1', 'run-1'), 'report.md'), 'utf8');
+    expect(report(b)).toBe(report(a));
+    expect((await createRunOffLoop(b.root, 's-1', { runId: 'run-1' })).created).toBe(false);
+  });
+
+  it("keeps a change this process made to the session while run.json was syncing: another run's end", async () => {
+    const p = finishedRun();
+    const started = createRunOffLoop(p.root, 's-1', { runId: 'run-2' }); // read the session, run.json in flight
+    finishRun(createLifecycleContext({ embedder: null }), p.root, 's-1', 'run-1'); // takes run-1 off the session
+    await started;
+    expect(json(join(sessionsDir(p.root), 's-1', 'session.json')).active_run_ids).toEqual(['run-2']);
   });
 });
