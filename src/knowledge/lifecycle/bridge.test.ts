@@ -1,6 +1,7 @@
 /** The orchestrator bridge: a corrupt run file is reported, not read as "never registered"; the brief quotes knowledge as data. */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeKnowhowFile } from '../../../test/helpers/knowledge.js';
@@ -55,6 +56,31 @@ describe('KnowledgeBridge.scoreRunAhead', () => {
 });
 
 describe('KnowledgeBridge.onRunStarted', () => {
+  it("a task's first run start lets the event loop turn while each of its files syncs: session.json, .gitignore, run.json, session.json", async () => {
+    const p = project();
+    const bridge = new KnowledgeBridge({ env: { MAESTRO_HOME: p.root.home } });
+    const dir = join(p.root.home, 'runs', 'T1', 'r-1');
+    mkdirSync(dir, { recursive: true });
+    const sessionDir = join(p.root.workflowDir, 'sessions', sessionIdFor('T1'));
+    // At each turn of the loop, the temporary files there are (a write in flight); a synchronous write is never seen.
+    const staged = () => [sessionDir, dir].flatMap((d) => (existsSync(d) ? readdirSync(d).filter((n) => n.endsWith('.tmp')) : [])).map((n) => n.replace(/\.\d+\.[0-9a-f]+\.tmp$/, '.tmp'));
+    const seen: string[] = [];
+    let on = true;
+    const turn = () => {
+      if (!on) return;
+      const now = staged().join(' ');
+      if (now && now !== seen.at(-1)) seen.push(now);
+      setImmediate(turn);
+    };
+    await stat(dir); // from an I/O callback's turn: the loop's next phase is its check phase
+    setImmediate(turn);
+    await bridge.onRunStarted({ task: { id: 'T1', title: 'Add greeting' }, run: { id: 'r-1', kind: 'execute' }, runDir: dir, repoPath: p.dir });
+    on = false;
+    expect(seen).toEqual(['session.json.tmp', '..gitignore.tmp', 'run.json.tmp', 'session.json.tmp']);
+    expect(JSON.parse(readFileSync(join(sessionDir, 'session.json'), 'utf8')).active_run_ids).toEqual([runIdFor('r-1')]);
+    expect(readFileSync(join(sessionDir, '.gitignore'), 'utf8')).toMatch(/^\*$/m);
+  });
+
   it("keeps a task's session folder out of the person's git status, and leaves a .gitignore already there alone", async () => {
     const p = project();
     const git = (...args: string[]) => execFileSync('git', ['-C', p.dir, ...args], { encoding: 'utf8' });

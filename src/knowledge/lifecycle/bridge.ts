@@ -12,7 +12,7 @@
 import { isMaestroError } from '../../core/errors.js';
 import { existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../lib/atomicWrite.js';
+import { writeFileAtomicOffLoop } from '../../lib/atomicWrite.js';
 import type { Task } from '../../core/types.js';
 import { runIdFor, sessionIdFor } from '../../core/supersededVersion.js';
 import { review } from './reconcile/review.js';
@@ -24,7 +24,7 @@ import { runSource, runSourceInside } from './reconcile/receipt.js';
 import { scoreSourcesAhead } from './reconcile/scoreAhead.js';
 import { briefFromIndex, type BriefLookup } from './briefSearch.js';
 import type { KnowledgeService } from '../service.js';
-import { createRunOffLoop, createSession, isSealed, readRun, readSession } from './session/store.js';
+import { createRunOffLoop, createSessionOffLoop, isSealed, readRun, readSession } from './session/store.js';
 import { AGENT_REPORT_PATH } from './agentReport.js';
 import { importStoredRun, runHere } from './session/importRun.js';
 import { createLifecycleContext, type LifecycleContext } from './context.js';
@@ -48,9 +48,9 @@ export { runIdFor, sessionIdFor };
  * repository, with or without `maestro init`'s lines, and a person's own sessions stay as they were. A
  * `.gitignore` already there (a person's, or a link) is left alone.
  */
-function ignoredByGit(dir: string): void {
+async function ignoredByGit(dir: string): Promise<void> {
   const file = join(dir, '.gitignore');
-  if (!lstatSync(file, { throwIfNoEntry: false })) writeFileAtomic(file, "# Maestro's record of a task's runs on this machine: not committed.\n*\n");
+  if (!lstatSync(file, { throwIfNoEntry: false })) await writeFileAtomicOffLoop(file, "# Maestro's record of a task's runs on this machine: not committed.\n*\n");
 }
 
 
@@ -160,10 +160,10 @@ export class KnowledgeBridge {
   async onRunStarted(info: BridgeRunInfo): Promise<{ sessionId: string; runId: string }> {
     const root = this.rootFor(info.repoPath);
     const sid = sessionIdFor(info.task.id);
-    createSession(root, sid, info.task.title);
-    ignoredByGit(join(root.workflowDir, 'sessions', sid));
+    // Each file's fsyncs off the event loop (session/store.ts createSessionOffLoop, createRunOffLoop).
+    await createSessionOffLoop(root, sid, info.task.title);
+    await ignoredByGit(join(root.workflowDir, 'sessions', sid));
     const rid = runIdFor(info.run.id);
-    // run.json's and session.json's fsyncs off the event loop (session/store.ts createRunOffLoop).
     await createRunOffLoop(root, sid, { runId: rid, command: info.run.kind ?? 'execute', goal: info.task.title, linkTo: info.runDir });
     return { sessionId: sid, runId: rid };
   }
@@ -207,9 +207,9 @@ export class KnowledgeBridge {
   importRun(info: Omit<BridgeRunInfo, 'runDir'> & { ledger: string }): Promise<'imported' | 'here'> {
     const root = this.rootFor(info.repoPath);
     const sid = sessionIdFor(info.task.id);
-    const ensureSession = () => {
-      createSession(root, sid, info.task.title);
-      ignoredByGit(join(root.workflowDir, 'sessions', sid));
+    const ensureSession = async () => {
+      await createSessionOffLoop(root, sid, info.task.title);
+      await ignoredByGit(join(root.workflowDir, 'sessions', sid));
     };
     const stored = { rid: runIdFor(info.run.id), command: info.run.kind ?? 'execute', goal: info.task.title, ledger: info.ledger, label: `the ledger of run ${info.run.id} stored in the database` };
     return importStoredRun(this.lc, root, sid, stored, ensureSession);

@@ -44,13 +44,13 @@ export interface StoredRun {
 
 /**
  * 'here': the run's folder was already in the session (ran here, or imported before); nothing was written.
- * `ensureSession` makes the session (and whatever goes with it) once the ledger is known to be good.
+ * `ensureSession` makes the session (and whatever goes with it) once the ledger is known to be good (awaited).
  */
-export async function importStoredRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, run: StoredRun, ensureSession: () => void): Promise<'imported' | 'here'> {
+export async function importStoredRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, run: StoredRun, ensureSession: () => unknown): Promise<'imported' | 'here'> {
   if (await runHere(lc, root, sid, run.rid)) return 'here';
   const dir = runDir(root, sid, run.rid);
   const ledger = storedLedger(sid, run);
-  ensureSession();
+  await ensureSession();
   const now = new Date().toISOString();
   const doc: RunDoc = { schema_version: RUN_SCHEMA, run_id: run.rid, session_id: sid, step_id: 'step-1', parent_run_id: null, retry_of_run_id: null, attempt: 1, command: run.command, args: [], goal: run.goal, status: 'completed', revision: 1, actor_id: 'maestro', input_refs: [], output_refs: [], primary_artifact_id: null, verdict: null, summary: null, created_at: now, started_at: now, ended_at: now, sealed_at: null };
   const temp = join(root.workflowDir, 'sessions', sid, 'runs', `.import-${run.rid}-${process.pid}-${Math.random().toString(36).slice(2)}`);

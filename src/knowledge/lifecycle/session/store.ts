@@ -185,17 +185,29 @@ export function sessionWrite(root: WorkflowRoot, doc: SessionDoc): FileWrite {
 }
 
 export function createSession(root: WorkflowRoot, sid: string, objective = ''): { session: SessionDoc; created: boolean } {
-  const dir = sessionDir(root, sid);
+  sessionDir(root, sid); // the id is a path segment
   // Before the lock and the first folder: a session folder a link sends out of the repository gets nothing.
   assertSessionInside(root, sid);
-  return storeLock(root, () => {
-    if (existsSync(join(dir, 'session.json'))) return { session: readSession(root, sid), created: false };
-    mkdirSync(join(dir, 'runs'), { recursive: true });
-    const now = nowIso();
-    const doc: SessionDoc = { schema_version: SESSION_SCHEMA, session_id: sid, objective, definition_of_done: '', status: 'open', orchestration_revision: 0, activity_revision: 0, chain: [], decisions: [], active_run_ids: [], artifacts_ref: 'artifacts.json', evidence_ref: 'evidence.json', created_at: now, updated_at: now, completed_at: null, archived_at: null };
-    writeSession(root, doc);
-    return { session: doc, created: true };
-  });
+  return storeLock(root, () => writtenNow(sessionCreation(root, sid, objective)));
+}
+
+/** createSession for the daemon's run start (bridge.ts): session.json's fsyncs awaited off the event loop, the store's lock held. */
+export async function createSessionOffLoop(root: WorkflowRoot, sid: string, objective = ''): Promise<{ session: SessionDoc; created: boolean }> {
+  sessionDir(root, sid);
+  assertSessionInside(root, sid);
+  return withCorpusLockAsync([storeLockTarget(root)], () => writtenOffLoop(sessionCreation(root, sid, objective)));
+}
+
+/** Under the store's lock: the session's folder, then its session.json, yielded to be written; the session there already, else. */
+function* sessionCreation(root: WorkflowRoot, sid: string, objective: string): Generator<FileWrite, { session: SessionDoc; created: boolean }, void> {
+  const dir = sessionDir(root, sid);
+  settleWrite(sessionFile(root, sid)); // one being created in this process is there
+  if (existsSync(join(dir, 'session.json'))) return { session: readSession(root, sid), created: false };
+  mkdirSync(join(dir, 'runs'), { recursive: true });
+  const now = nowIso();
+  const doc: SessionDoc = { schema_version: SESSION_SCHEMA, session_id: sid, objective, definition_of_done: '', status: 'open', orchestration_revision: 0, activity_revision: 0, chain: [], decisions: [], active_run_ids: [], artifacts_ref: 'artifacts.json', evidence_ref: 'evidence.json', created_at: now, updated_at: now, completed_at: null, archived_at: null };
+  yield sessionWrite(root, doc);
+  return { session: doc, created: true };
 }
 
 export interface SessionListing {
