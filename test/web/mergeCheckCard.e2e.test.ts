@@ -52,7 +52,7 @@ describe.skipIf(skip !== null)('a merge check on the board, in Chromium', () => 
       await waitingCard.getByText('waiting for its turn, after Checked on its merge', { exact: true }).waitFor();
       expect(await page.locator(`[data-card="${plain.id}"]`).textContent()).not.toContain('waiting');
       await waitingCard.click();
-      await page.getByTestId('merge-turn').getByText(`Waiting for its turn to merge: the merge check of Checked on its merge (${checked.id}) runs now, and the merge queue runs one merge check at a time. This task lands after it.`).waitFor();
+      await page.getByTestId('merge-turn').getByText(`Waiting for its turn to merge: the merge check of Checked on its merge (${checked.id}) comes first, and the merge queue runs one merge check at a time. This task lands after it.`).waitFor();
       // The one checked together with it says so, with the count.
       const riderCard = page.locator(`[data-card="${rider.id}"]`);
       await riderCard.getByText('checking merge together with Checked on its merge (2 changes)', { exact: true }).waitFor();

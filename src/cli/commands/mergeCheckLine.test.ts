@@ -21,7 +21,7 @@ describe('mergeCheckLine', () => {
   });
 
   it('a task waiting behind another task\'s merge check names that task and says it lands after it, on one line', () => {
-    expect(mergeTurnLine({ behind: { id: 't_1', title: 'Add a' } })).toBe('Waiting for its turn to merge: the merge check of Add a (t_1) runs now, and the merge queue runs one merge check at a time. This task lands after it.');
+    expect(mergeTurnLine({ behind: { id: 't_1', title: 'Add a' } })).toBe('Waiting for its turn to merge: the merge check of Add a (t_1) comes first, and the merge queue runs one merge check at a time. This task lands after it.');
     expect(mergeTurnLine({ behind: { id: 't_1', title: 'Add\nb' } }).split('\n')).toHaveLength(1);
   });
 

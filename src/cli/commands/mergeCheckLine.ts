@@ -23,5 +23,5 @@ export function mergeCheckLine(check: NonNullable<TaskDetail['mergeCheck']>, bas
 /** `task show` of a task in merging waiting behind another task's merge check (the task detail's `mergeTurn`). */
 export function mergeTurnLine(turn: NonNullable<TaskDetail['mergeTurn']>): string {
   if (turn.together) return `Checking the merge together with ${oneLine(turn.behind.title)} (${oneLine(turn.behind.id)}): ${turn.together} changes, checked in one merge check. They land together once the checks pass.`;
-  return `Waiting for its turn to merge: the merge check of ${oneLine(turn.behind.title)} (${oneLine(turn.behind.id)}) runs now, and the merge queue runs one merge check at a time. This task lands after it.`;
+  return `Waiting for its turn to merge: the merge check of ${oneLine(turn.behind.title)} (${oneLine(turn.behind.id)}) comes first, and the merge queue runs one merge check at a time. This task lands after it.`;
 }
