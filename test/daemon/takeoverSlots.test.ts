@@ -38,15 +38,16 @@ describe('a task taken over with one slot free', () => {
   it("starts before a new claim takes the slot, and the decision log names its taker", { timeout: budget(240_000) }, async () => {
     const home = tempDir('maestro-home-');
     const script = join(tempDir('maestro-script-'), 'script.yaml');
-    writeFileSync(script, 'steps:\n  - match: { role: execute }\n    actions:\n      - wait: 3000\n      - write: { path: "a.txt", content: "a\\n" }\n  - match: { role: review }\n    actions:\n      - verdict: { verdict: approve, findings: [] }\n');
+    // Each task writes a file of its own: the second's execute may start from a main the first merged into already.
+    writeFileSync(script, 'steps:\n  - match: { role: execute }\n    actions:\n      - wait: 3000\n      - write: { path: "{{title}}.txt", content: "{{title}}\\n" }\n  - match: { role: review }\n    actions:\n      - verdict: { verdict: approve, findings: [] }\n');
     const a = await startTestDaemon({ home, name: 'a', tickMs: 100, maxConcurrentRuns: 1, reservedConflictSlots: 0 });
     daemons.push(a);
     const project = await a.store.projects.create({ name: 'p', repoPath: makeRepo(), config: { provider: { kind: 'scripted', script }, autoApproveAfterMs: 0 } });
-    const task = await a.store.tasks.create({ projectId: project.id, title: 'Taken over', complexity: 'easy', ownedFiles: ['a.txt'] });
+    const task = await a.store.tasks.create({ projectId: project.id, title: 'Taken over', complexity: 'easy', ownedFiles: ['Taken over.txt'] });
     a.orchestrator.kick();
     await until(a.bus, async () => (await a.store.events.list({ taskId: task.id, type: 'run.phase' })).events.some((e) => e.payload.stage === 'agent' && e.payload.state === 'start'), "a's execute in its agent stage", budget(120_000));
     // a's one slot is taken: this one stays ready.
-    const other = await a.store.tasks.create({ projectId: project.id, title: 'Ready', complexity: 'easy', ownedFiles: ['a.txt'] });
+    const other = await a.store.tasks.create({ projectId: project.id, title: 'Ready', complexity: 'easy', ownedFiles: ['Ready.txt'] });
     daemons.length = 0;
     await a.stop({ graceMs: 60_000 });
 
