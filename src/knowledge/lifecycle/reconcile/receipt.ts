@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { MaestroError } from '../../../core/errors.js';
 import { settleWrite, writeFileAtomic, type FileWrite } from '../../format/atomic.js';
 import { assertNotLinked, assertReadInside } from '../../format/linkGuard.js';
+import { withCorpusLock } from '../../format/lock.js';
 import { jsonSyntaxWhere } from '../../../lib/jsonError.js';
 import { tooLargeToRead } from '../jsonFile.js';
 import type { CorpusSnapshot } from '../ledger/corpusDocs.js';
@@ -228,13 +229,24 @@ export function buildReceipt(lc: LifecycleContext, src: Pick<Source, 'sid' | 'ri
   };
 }
 
+/**
+ * Rebuilds the source's receipt and writes it, holding the receipt's lock from the read of the one it replaces (whose
+ * confirmed resolutions it carries) to the rename: a run's end (session/ops.ts) or a resolution (review.ts) in
+ * another process waits rather than losing its receipt or taking this one's fixed temporary file.
+ */
 export function reconcileSource(lc: LifecycleContext, root: WorkflowRoot, src: Source, opts: ReconcileOptions = {}): Receipt {
-  const { receipt, write } = reconciledReceipt(lc, root, src, opts);
-  writeFileAtomic(write.file, write.text);
-  return receipt;
+  assertSourceInside(root, src.sid, src.rid); // before the lock makes its file in the source's folder
+  return withCorpusLock([src.receiptPath], () => {
+    const { receipt, write } = reconciledReceipt(lc, root, src, opts);
+    writeFileAtomic(write.file, write.text);
+    return receipt;
+  });
 }
 
-/** reconcileSource, with the receipt's write left to the caller (session/ops.ts completeAndSeal writes it off the loop). */
+/**
+ * reconcileSource, with the receipt's write left to the caller (session/ops.ts completeAndSeal writes it off the
+ * loop), who holds the receipt's lock until it is written.
+ */
 export function reconciledReceipt(lc: LifecycleContext, root: WorkflowRoot, src: Source, opts: ReconcileOptions = {}): { receipt: Receipt; write: FileWrite } {
   const corpus = opts.corpus ?? lc.corpus.read(root.workflowDir);
   const pc = opts.prepared ?? lc.prepared.preparedFor(corpus.fingerprint, corpus.docs);

@@ -6,6 +6,7 @@
  */
 import { MaestroError } from '../../../core/errors.js';
 import { writeFileAtomic } from '../../format/atomic.js';
+import { withCorpusLock } from '../../format/lock.js';
 import { assertNotLinked } from '../../format/linkGuard.js';
 import { updateLedger, type LedgerCandidate } from '../ledger/ledger.js';
 import type { WorkflowRoot } from '../../format/root.js';
@@ -211,16 +212,22 @@ export function resolveCandidate(lc: LifecycleContext, root: WorkflowRoot, sid: 
   const corpus = lc.corpus.read(root.workflowDir);
   const { as, src, target } = checkResolve(root, corpus, sid, input, names);
   if (input.refresh) review(lc, root, sid, { refresh: true, corpus });
-  const { receipt, state } = requireFresh(lc, root, src, corpus, names.refresh);
-  const cand = state.candidates.find((c) => c.candidate_id === input.candidate)!;
-  const entry = receipt.candidates.find((c) => c.candidate_id === input.candidate)!;
-  entry.disposition = as.disposition;
-  entry.promotion_eligibility = as.eligibility;
-  entry.canonical_id = target;
-  entry.resolution = { status: 'confirmed', reason: input.reason.trim(), resolved_at: new Date().toISOString() };
   assertSourceInside(root, src.sid, src.rid);
-  assertNotLinked(src.receiptPath);
-  writeFileAtomic(src.receiptPath, `${JSON.stringify(receipt, null, 2)}\n`);
+  // The receipt read, resolved and written under its lock: a run's end or a refresh in another process meanwhile
+  // neither loses this resolution nor takes the fixed temporary file (receipt.ts reconcileSource).
+  const { state } = withCorpusLock([src.receiptPath], () => {
+    const fresh = requireFresh(lc, root, src, corpus, names.refresh);
+    const entry = fresh.receipt.candidates.find((c) => c.candidate_id === input.candidate)!;
+    entry.disposition = as.disposition;
+    entry.promotion_eligibility = as.eligibility;
+    entry.canonical_id = target;
+    entry.resolution = { status: 'confirmed', reason: input.reason.trim(), resolved_at: new Date().toISOString() };
+    assertSourceInside(root, src.sid, src.rid);
+    assertNotLinked(src.receiptPath);
+    writeFileAtomic(src.receiptPath, `${JSON.stringify(fresh.receipt, null, 2)}\n`);
+    return fresh;
+  });
+  const cand = state.candidates.find((c) => c.candidate_id === input.candidate)!;
   let status = 'status' in cand ? String(cand.status) : 'draft';
   if (as.reject) {
     updateLedger(src.ledgerPath, () => state.ledger!, (l) => {

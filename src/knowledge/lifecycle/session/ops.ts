@@ -12,11 +12,12 @@ import type { LifecycleContext } from '../context.js';
 import { candidateId } from '../ledger/recipes.js';
 import { emptyLedger, readLedger, recordInto, stageInto, updateLedger, type Action, type InputSource, type Ledger, type LedgerCandidate, type Signal, type SourceKind } from '../ledger/ledger.js';
 import { writtenNow, writtenOffLoop, type FileWrite } from '../../format/atomic.js';
+import { withCorpusLock, withCorpusLockAsync } from '../../format/lock.js';
 import type { WorkflowRoot } from '../../format/root.js';
 import { readReceipt, readSourceState, reconciledReceipt, reconcileSource, runSource, runSourceInside, sessionSource, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
 import { promotedIds } from '../promote/promotion.js';
 import { parseReport, readReportFile, reportDrafts } from './report.js';
-import { activeRun, assertRunRewritable, assertSessionInside, assertSourceInside, assertSessionRewritable, assertWritableRun, isSealed, listRunIds, readRun, readRunFile, readSession, releaseActiveRun, runFolderOutside, runWrite, sessionWrite, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
+import { activeRun, assertRunRewritable, assertSessionInside, assertSourceInside, assertSessionRewritable, assertWritableRun, isSealed, listRunIds, readRun, readRunFile, readSession, releaseActiveRun, runFolderOutside, runWrite, sessionWrite, storeLock, storeLockTarget, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
 
 const nowIso = () => new Date().toISOString();
 
@@ -211,12 +212,17 @@ export interface CompleteResult {
 /** Stages the report's accepted decisions and locked constraints (pending), reconciles; never promotes. */
 export function completeRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): CompleteResult {
   const src = runSourceInside(root, sid, rid); // before run.json is read through the run folder
-  const run = assertWritableRun(root, sid, rid);
-  if (run.status !== 'completed') {
-    assertRunRewritable(root, run);
-    stageReport(run, src);
-    writeRun(root, run);
-  }
+  assertWritableRun(root, sid, rid); // an unknown run is refused before the lock makes a file in its folder
+  // run.json read, completed and written under the store's lock, as a run's end and run creation write it.
+  const run = storeLock(root, () => {
+    const r = assertWritableRun(root, sid, rid);
+    if (r.status !== 'completed') {
+      assertRunRewritable(root, r);
+      stageReport(r, src);
+      writeRun(root, r);
+    }
+    return r;
+  });
   return completeResult(run, src, reconcileSource(lc, root, src));
 }
 
@@ -273,10 +279,14 @@ function suppressExact(src: Source, receipt: Receipt | null): number {
 }
 
 export function sealRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): { run: RunDoc; suppressed: number; pending: number } {
-  const run = readRun(root, sid, rid);
-  if (isSealed(run)) return { run, suppressed: 0, pending: pendingOf(runSource(root, sid, rid)) };
-  const { src, suppressed } = writtenNow(completeAndSeal(lc, root, run));
-  return { run, suppressed, pending: pendingOf(src) };
+  const before = readRun(root, sid, rid);
+  if (isSealed(before)) return { run: before, suppressed: 0, pending: pendingOf(runSource(root, sid, rid)) };
+  return withCorpusLock(runEndLocks(root, sid, rid), () => {
+    const run = readRun(root, sid, rid); // again, under the locks: another process may have sealed it meanwhile
+    if (isSealed(run)) return { run, suppressed: 0, pending: pendingOf(runSource(root, sid, rid)) };
+    const { src, suppressed } = writtenNow(completeAndSeal(lc, root, run));
+    return { run, suppressed, pending: pendingOf(src) };
+  });
 }
 
 /**
@@ -284,22 +294,39 @@ export function sealRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, r
  * one write of run.json (complete then seal reconciled twice and wrote the run and its receipt twice).
  */
 export function finishRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): CompleteResult & { suppressed: number } {
-  const run = assertWritableRun(root, sid, rid);
-  const { src, receipt, suppressed } = writtenNow(completeAndSeal(lc, root, run));
-  return { ...completeResult(run, src, receipt), suppressed };
+  assertWritableRun(root, sid, rid);
+  return withCorpusLock(runEndLocks(root, sid, rid), () => {
+    const run = assertWritableRun(root, sid, rid);
+    const { src, receipt, suppressed } = writtenNow(completeAndSeal(lc, root, run));
+    return { ...completeResult(run, src, receipt), suppressed };
+  });
 }
 
 /**
  * finishRun for the daemon: the same files in the same order, each write's fsyncs awaited in libuv's threadpool
  * (format/atomic.ts writeFileAtomicOffLoop). The receipt, run.json and session.json were 6 of a run's 16
- * fsyncs on the daemon's event loop (bench:daemon, 4 workers, 2026-12). Between the writes other work of this
- * process runs, as another process's can between them today (none of the three is written under the corpus
- * lock); a reader of one of them in this process finishes its write first (store.ts, receipt.ts settleWrite).
+ * fsyncs on the daemon's event loop (bench:daemon, 4 workers, 2026-12). The locks are held across the awaits
+ * (lock.ts withCorpusLockAsync): other processes wait; this process's other work runs between the writes, and a
+ * reader or writer of one of them here finishes its write first (store.ts, receipt.ts settleWrite).
  */
 export async function finishRunOffLoop(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): Promise<CompleteResult & { suppressed: number }> {
-  const run = assertWritableRun(root, sid, rid);
-  const { src, receipt, suppressed } = await writtenOffLoop(completeAndSeal(lc, root, run));
-  return { ...completeResult(run, src, receipt), suppressed };
+  assertWritableRun(root, sid, rid);
+  return withCorpusLockAsync(runEndLocks(root, sid, rid), async () => {
+    const run = assertWritableRun(root, sid, rid);
+    const { src, receipt, suppressed } = await writtenOffLoop(completeAndSeal(lc, root, run));
+    return { ...completeResult(run, src, receipt), suppressed };
+  });
+}
+
+/**
+ * The locks a run's end holds from its read of run.json to its last rename: the store's (run.json, session.json and
+ * `.active-run`, as run creation holds it: store.ts storeLock) and the run's receipt's (as a refresh or a resolution
+ * holds it: receipt.ts reconcileSource). Taken after the run is known to exist, so an unknown run gets no folder.
+ * The run's ledger is locked inside (updateLedger): a process takes the locks of one `.workflow/` only while it holds
+ * that folder's kernel lock (format/lock.ts), so no two processes hold them in opposite orders.
+ */
+function runEndLocks(root: WorkflowRoot, sid: string, rid: string): string[] {
+  return [storeLockTarget(root), runSourceInside(root, sid, rid).receiptPath];
 }
 
 type Sealed = { src: Source; receipt: Receipt; suppressed: number };
@@ -308,6 +335,7 @@ type Sealed = { src: Source; receipt: Receipt; suppressed: number };
  * Completes an unsealed run if it is not yet, reconciles, suppresses exact duplicates, seals it and takes it off the
  * session's active runs. Yields its receipt, run.json and session.json writes, in that order, for its caller to do
  * (now or off the loop) before it goes on; the ledger's writes (under the corpus lock) and `.active-run` are done here.
+ * The caller holds `runEndLocks` throughout, and read `run` under them.
  */
 function* completeAndSeal(lc: LifecycleContext, root: WorkflowRoot, run: RunDoc): Generator<FileWrite, Sealed, void> {
   assertRunRewritable(root, run);
@@ -339,6 +367,12 @@ function pendingOf(src: Source): number {
  * is listed in `unreadable` (its candidates cannot be counted), not counted as an empty backlog.
  */
 export function sealSession(lc: LifecycleContext, root: WorkflowRoot, sid: string): { session: SessionDoc; backlog: number; unsealed_runs: string[]; unreadable: Array<{ run_id: string; error: string }> } {
+  readSession(root, sid); // an unknown session is refused before the lock
+  return storeLock(root, () => sealSessionLocked(lc, root, sid));
+}
+
+/** sealSession under the store's lock: session.json is read, sealed and written with no other process's write between. */
+function sealSessionLocked(lc: LifecycleContext, root: WorkflowRoot, sid: string): ReturnType<typeof sealSession> {
   const s = readSession(root, sid);
   if (s.status === 'open') assertSessionRewritable(root, s);
   const sources = sessionSources(root, sid);

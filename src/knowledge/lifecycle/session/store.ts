@@ -28,11 +28,17 @@ export { RUN_SCHEMA, SESSION_SCHEMA, upgradeRun, upgradeSession, type RunDoc, ty
 
 const nowIso = () => new Date().toISOString();
 
-/** The store's lock, made in sessions/: its callers hold the folder they write in to the write rule before they take it. */
-function storeLock<T>(root: WorkflowRoot, fn: () => T): T {
+/**
+ * The store's lock, made in sessions/ (FORMATS §6 `.session-store.lock`): held by every read-modify-write of a
+ * session.json, a run.json or `.active-run` (run creation here, a run's end and a session's seal in ops.ts), from
+ * the read to the rename, so another process's change in between is neither lost nor its fixed temporary file
+ * taken. Its callers hold the folder they write in to the write rule before they take it.
+ */
+export function storeLock<T>(root: WorkflowRoot, fn: () => T): T {
   return withCorpusLock([storeLockTarget(root)], fn);
 }
-const storeLockTarget = (root: WorkflowRoot) => join(sessionsDir(root), '.session-store');
+/** The store lock's target, for a caller that takes it with other locks at once (ops.ts runEndLocks). */
+export const storeLockTarget = (root: WorkflowRoot) => join(sessionsDir(root), '.session-store');
 
 const sessionFile = (root: WorkflowRoot, sid: string) => join(sessionDir(root, sid), 'session.json');
 const runFile = (root: WorkflowRoot, sid: string, rid: string) => join(runDir(root, sid, rid), 'run.json');
@@ -305,20 +311,25 @@ export function activeRun(root: WorkflowRoot, env: NodeJS.ProcessEnv): { sid: st
  * One that links out of `.workflow/` names no run of ours: it is left alone, and the seal goes on.
  */
 export function releaseActiveRun(root: WorkflowRoot, sid: string, rid: string): void {
-  let a: { sid: string; rid: string } | null;
-  try {
-    a = activeRun(root, {});
-  } catch (err) {
-    if (isMaestroError(err, 'PATH_OUTSIDE_PROJECTS')) return;
-    throw err;
-  }
-  if (a && a.sid === sid && a.rid === rid) setActiveRun(root, sid, null);
+  storeLock(root, () => {
+    let a: { sid: string; rid: string } | null;
+    try {
+      a = activeRun(root, {});
+    } catch (err) {
+      if (isMaestroError(err, 'PATH_OUTSIDE_PROJECTS')) return;
+      throw err;
+    }
+    if (a && a.sid === sid && a.rid === rid) setActiveRun(root, sid, null);
+  });
 }
 
-/** Written in place inside `.workflow/`, never through a link (root.ts assertInsideRoot). */
+/**
+ * Written in place inside `.workflow/`, never through a link (root.ts assertInsideRoot), under the store's lock (its
+ * fixed temporary name is the lock holder's; releaseActiveRun reads and clears it under the same lock).
+ */
 export function setActiveRun(root: WorkflowRoot, sid: string, rid: string | null): void {
   const f = activeRunFile(root);
   assertInsideRoot(root, f);
   mkdirSync(sessionsDir(root), { recursive: true });
-  writeFileAtomic(f, rid ? `${sid} ${rid}\n` : '');
+  storeLock(root, () => writeFileAtomic(f, rid ? `${sid} ${rid}\n` : ''));
 }

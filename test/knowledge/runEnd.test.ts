@@ -1,0 +1,112 @@
+/**
+ * A run's end written while other processes write the same files: the daemon seals a run (its receipt, run.json,
+ * session.json, with their fsyncs off the event loop) while a person's `maestro knowledge review --refresh`
+ * rewrites the run's receipt, or another process registers a run in the same session. Each holds the file's lock
+ * from its read to its rename (session/ops.ts completeAndSeal, reconcile/receipt.ts reconcileSource), so no one's
+ * fixed temporary file is another's and no update is lost.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { project } from '../helpers/knowledge2.js';
+import { budget } from '../helpers/budget.js';
+import { scriptArgs } from '../helpers/script.js';
+import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js';
+import { readReceipt, runSource } from '../../src/knowledge/lifecycle/reconcile/receipt.js';
+import { finishRunOffLoop, stage } from '../../src/knowledge/lifecycle/session/ops.js';
+import { createRun, createSession, isSealed, listRunIds, readRun, readSession, runDir, sessionDir } from '../../src/knowledge/lifecycle/session/store.js';
+
+const WORKER = join(import.meta.dirname, 'runEndWorker.ts');
+const lc = createLifecycleContext({ embedder: null });
+
+/**
+ * The worker in a child process: resolves once it has done its first round; `stop` ends it once it has done `min`
+ * rounds, and gives its exit code and stderr.
+ */
+async function startWorker(dir: string, args: string[], min = 1): Promise<{ stop: () => Promise<{ code: number | null; stderr: string }> }> {
+  const stopFile = join(dir, 'stop-worker');
+  const child = spawn(process.execPath, [...scriptArgs(WORKER), args[0]!, dir, stopFile, String(min), ...args.slice(1)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
+  const started = new Promise<boolean>((resolve) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      if (out.includes('STARTED\n')) resolve(true);
+    });
+    void exited.then(() => resolve(false));
+  });
+  if (!(await started)) throw new Error(`the worker ended before its first round: ${(await exited).stderr}`);
+  return {
+    stop: () => {
+      writeFileSync(stopFile, '');
+      return exited;
+    },
+  };
+}
+
+/** Files whose name ends in .tmp anywhere under `dir` (following the run folders' links). */
+function tempFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.tmp'));
+}
+
+const RUNS = 12;
+
+describe('a run end and another process writing the same files', { timeout: budget(240_000) }, () => {
+  it('the daemon seals runs while another process refreshes their receipts: every receipt parses, no temporary file is left, neither fails', async () => {
+    const p = project();
+    createSession(p.root, 's-1');
+    const rids = Array.from({ length: RUNS }, (_, i) => `run-${i}`);
+    for (const rid of rids) {
+      createRun(p.root, 's-1', { runId: rid, linkTo: join(p.dir, '.home', 'runs', rid) });
+      stage(p.root, { target: 'spec', title: `Rule of ${rid}`, content: `Every module of ${rid} keeps its errors in one catalogue.`, run: rid, session: 's-1' }, {});
+    }
+    const worker = await startWorker(p.dir, ['refresh', 's-1', ...rids]);
+    const failures: string[] = [];
+    for (const rid of rids) await finishRunOffLoop(lc, p.root, 's-1', rid).catch((err: Error) => failures.push(`${rid}: ${err.message}`));
+    const { code, stderr } = await worker.stop();
+    expect({ failures, code, stderr }).toEqual({ failures: [], code: 0, stderr: '' });
+    for (const rid of rids) {
+      expect(isSealed(readRun(p.root, 's-1', rid))).toBe(true);
+      expect(readReceipt(runSource(p.root, 's-1', rid))).toMatchObject({ session_id: 's-1', run_id: rid, counts: { candidates: 1 } });
+    }
+    expect(tempFiles(sessionDir(p.root, 's-1'))).toEqual([]);
+    expect(readSession(p.root, 's-1').active_run_ids).toEqual([]);
+  });
+
+  it('two processes refresh the same receipt, many times at once: neither fails, the receipt parses, no temporary file is left', async () => {
+    const p = project();
+    createSession(p.root, 's-1');
+    createRun(p.root, 's-1', { runId: 'run-1' });
+    stage(p.root, { target: 'spec', title: 'One rule', content: 'Every module keeps its errors in one catalogue.', run: 'run-1', session: 's-1' }, {});
+    // Both started before either is told to stop, and each goes on for 150 refreshes: most of them at the same time.
+    const workers = await Promise.all([1, 2].map(() => startWorker(p.dir, ['refresh', 's-1', 'run-1'], 150)));
+    const ends = await Promise.all(workers.map((w) => w.stop()));
+    expect(ends).toEqual([{ code: 0, stderr: '' }, { code: 0, stderr: '' }]);
+    expect(readReceipt(runSource(p.root, 's-1', 'run-1'))).toMatchObject({ session_id: 's-1', run_id: 'run-1', counts: { candidates: 1 } });
+    expect(tempFiles(sessionDir(p.root, 's-1'))).toEqual([]);
+  });
+
+  it('the daemon ends runs while another process registers runs in the same session: session.json keeps both', async () => {
+    const p = project();
+    createSession(p.root, 's-1');
+    const worker = await startWorker(p.dir, ['create-runs', 's-1']);
+    const failures: string[] = [];
+    for (let i = 0; i < 3 * RUNS; i++) {
+      const rid = `d-${i}`;
+      createRun(p.root, 's-1', { runId: rid, linkTo: join(p.dir, '.home', 'runs', rid) });
+      await finishRunOffLoop(lc, p.root, 's-1', rid).catch((err: Error) => failures.push(`${rid}: ${err.message}`));
+    }
+    const { code, stderr } = await worker.stop();
+    expect({ failures, code, stderr }).toEqual({ failures: [], code: 0, stderr: '' });
+    const theirs = listRunIds(p.root, 's-1').filter((rid) => rid.startsWith('c-'));
+    const s = readSession(p.root, 's-1');
+    // Each run registered is active until sealed; each registration and each seal counts once.
+    expect([...s.active_run_ids].sort()).toEqual(theirs);
+    expect(s.activity_revision).toBe(2 * 3 * RUNS + theirs.length);
+    expect(tempFiles(sessionDir(p.root, 's-1'))).toEqual([]);
+    expect(JSON.parse(readFileSync(join(runDir(p.root, 's-1', 'd-0'), 'run.json'), 'utf8')).status).toBe('sealed');
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * Child process for runEnd.test.ts: another process at a run's end, as a person's CLI or a second daemon on the
+ * same project folder is. Each mode works in rounds, at least <min>, until the file <stop> exists, printing
+ * STARTED after its first round and DONE <rounds> at the end; any error goes to stderr with exit code 1.
+ *   refresh <projectDir> <stop> <min> <sid> <rid…>   reconciles each run in turn (`maestro knowledge review --refresh`)
+ *   create-runs <projectDir> <stop> <min> <sid>      registers runs c-0, c-1, … one a round (`maestro run create`)
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { resolveWorkflowRoot } from '../../src/knowledge/format/root.js';
+import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js';
+import { reconcileSource, runSourceInside } from '../../src/knowledge/lifecycle/reconcile/receipt.js';
+import { createRun } from '../../src/knowledge/lifecycle/session/store.js';
+
+const [mode, dir, stop, min, sid, ...rids] = process.argv.slice(2);
+const root = resolveWorkflowRoot({ workflowRoot: dir!, env: { ...process.env, MAESTRO_HOME: join(dir!, '.home') } });
+const lc = createLifecycleContext({ embedder: null });
+const round: Record<string, (i: number) => void> = {
+  refresh: () => {
+    for (const rid of rids) reconcileSource(lc, root, runSourceInside(root, sid!, rid));
+  },
+  'create-runs': (i) => {
+    createRun(root, sid!, { runId: `c-${i}` });
+  },
+};
+const step = round[mode!];
+if (!step) throw new Error(`unknown mode ${mode}`);
+let rounds = 0;
+do {
+  step(rounds++);
+  if (rounds === 1) process.stdout.write('STARTED\n');
+} while (rounds < Number(min) || !existsSync(stop!));
+process.stdout.write(`DONE ${rounds}\n`);
