@@ -14,6 +14,7 @@ import { budget } from '../helpers/budget.js';
 import { scriptArgs } from '../helpers/script.js';
 import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js';
 import { readReceipt, runSource } from '../../src/knowledge/lifecycle/reconcile/receipt.js';
+import { resolveCandidate } from '../../src/knowledge/lifecycle/reconcile/review.js';
 import { finishRunOffLoop, stage } from '../../src/knowledge/lifecycle/session/ops.js';
 import { createRun, createSession, isSealed, listRunIds, readRun, readSession, runDir, sessionDir } from '../../src/knowledge/lifecycle/session/store.js';
 
@@ -86,6 +87,29 @@ describe('a run end and another process writing the same files', { timeout: budg
     const ends = await Promise.all(workers.map((w) => w.stop()));
     expect(ends).toEqual([{ code: 0, stderr: '' }, { code: 0, stderr: '' }]);
     expect(readReceipt(runSource(p.root, 's-1', 'run-1'))).toMatchObject({ session_id: 's-1', run_id: 'run-1', counts: { candidates: 1 } });
+    expect(tempFiles(sessionDir(p.root, 's-1'))).toEqual([]);
+  });
+
+  it('a resolution while another process refreshes the receipt is kept: the refresh carries it over, neither fails', async () => {
+    const p = project();
+    createSession(p.root, 's-1');
+    createRun(p.root, 's-1', { runId: 'run-1' });
+    const { candidate } = stage(p.root, { target: 'spec', title: 'One rule', content: 'Every module keeps its errors in one catalogue.', run: 'run-1', session: 's-1' }, {});
+    const worker = await startWorker(p.dir, ['refresh', 's-1', 'run-1']);
+    const failures: string[] = [];
+    let reason = '';
+    for (let i = 0; i < 40; i++) {
+      reason = `checked by hand, pass ${i}`;
+      try {
+        resolveCandidate(lc, p.root, 's-1', { candidate: candidate.candidate_id, as: 'unique', reason });
+      } catch (err) {
+        failures.push((err as Error).message);
+      }
+    }
+    const { code, stderr } = await worker.stop();
+    expect({ failures, code, stderr }).toEqual({ failures: [], code: 0, stderr: '' });
+    const receipt = readReceipt(runSource(p.root, 's-1', 'run-1'))!;
+    expect(receipt.candidates.find((c) => c.candidate_id === candidate.candidate_id)?.resolution).toMatchObject({ status: 'confirmed', reason });
     expect(tempFiles(sessionDir(p.root, 's-1'))).toEqual([]);
   });
 
