@@ -13,7 +13,8 @@ import { project } from '../helpers/knowledge2.js';
 import { budget } from '../helpers/budget.js';
 import { scriptArgs } from '../helpers/script.js';
 import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js';
-import { readReceipt, runSource } from '../../src/knowledge/lifecycle/reconcile/receipt.js';
+import { readLedger } from '../../src/knowledge/lifecycle/ledger/ledger.js';
+import { readReceipt, readSourceState, runSource } from '../../src/knowledge/lifecycle/reconcile/receipt.js';
 import { resolveCandidate } from '../../src/knowledge/lifecycle/reconcile/review.js';
 import { finishRunOffLoop, stage } from '../../src/knowledge/lifecycle/session/ops.js';
 import { createRun, createSession, isSealed, listRunIds, readRun, readSession, runDir, sessionDir } from '../../src/knowledge/lifecycle/session/store.js';
@@ -111,6 +112,25 @@ describe('a run end and another process writing the same files', { timeout: budg
     const receipt = readReceipt(runSource(p.root, 's-1', 'run-1'))!;
     expect(receipt.candidates.find((c) => c.candidate_id === candidate.candidate_id)?.resolution).toMatchObject({ status: 'confirmed', reason });
     expect(tempFiles(sessionDir(p.root, 's-1'))).toEqual([]);
+  });
+
+  it('candidates staged by another process while the daemon seals the run: each is in the sealed ledger and its receipt, or refused', async () => {
+    const p = project();
+    createSession(p.root, 's-1');
+    const rids = Array.from({ length: RUNS }, (_, i) => `run-${i}`);
+    for (const rid of rids) createRun(p.root, 's-1', { runId: rid, linkTo: join(p.dir, '.home', 'runs', rid) });
+    const worker = await startWorker(p.dir, ['stage', 's-1', ...rids]);
+    const failures: string[] = [];
+    for (const rid of rids) await finishRunOffLoop(lc, p.root, 's-1', rid).catch((err: Error) => failures.push(`${rid}: ${err.message}`));
+    const { code, stderr } = await worker.stop();
+    expect({ failures, code, stderr }).toEqual({ failures: [], code: 0, stderr: '' });
+    for (const rid of rids) {
+      const src = runSource(p.root, 's-1', rid);
+      // The receipt made at the seal covers exactly the candidates the sealed ledger holds.
+      const covered = readReceipt(src)!.candidates.map((c) => c.candidate_id);
+      expect(covered).toEqual((readLedger(src.ledgerPath)?.candidates ?? []).map((c) => c.candidate_id).sort());
+      expect(readReceipt(src)!.candidate_snapshot_hash).toBe(readSourceState(src).snapshotHash);
+    }
   });
 
   it('the daemon ends runs while another process registers runs in the same session: session.json keeps both', async () => {

@@ -4,13 +4,18 @@
  * STARTED after its first round and DONE <rounds> at the end; any error goes to stderr with exit code 1.
  *   refresh <projectDir> <stop> <min> <sid> <rid…>   reconciles each run in turn (`maestro knowledge review --refresh`)
  *   create-runs <projectDir> <stop> <min> <sid>      registers runs c-0, c-1, … one a round (`maestro run create`)
+ *   stage <projectDir> <stop> <min> <sid> <rid…>     stages a candidate into the first of the runs not sealed
+ *                                                    (`maestro knowledge stage --run`); RUN_SEALED, a run sealed
+ *                                                    meanwhile, is the refusal a person sees, not a failure
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveWorkflowRoot } from '../../src/knowledge/format/root.js';
 import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js';
 import { reconcileSource, runSourceInside } from '../../src/knowledge/lifecycle/reconcile/receipt.js';
-import { createRun } from '../../src/knowledge/lifecycle/session/store.js';
+import { isMaestroError } from '../../src/core/errors.js';
+import { stage } from '../../src/knowledge/lifecycle/session/ops.js';
+import { createRun, isSealed, readRun } from '../../src/knowledge/lifecycle/session/store.js';
 
 const [mode, dir, stop, min, sid, ...rids] = process.argv.slice(2);
 const root = resolveWorkflowRoot({ workflowRoot: dir!, env: { ...process.env, MAESTRO_HOME: join(dir!, '.home') } });
@@ -21,6 +26,15 @@ const round: Record<string, (i: number) => void> = {
   },
   'create-runs': (i) => {
     createRun(root, sid!, { runId: `c-${i}` });
+  },
+  stage: (i) => {
+    const rid = rids.find((r) => !isSealed(readRun(root, sid!, r)));
+    if (!rid) return;
+    try {
+      stage(root, { target: 'spec', title: `Staged ${i}`, content: `Rule number ${i} staged while the run ends.`, run: rid, session: sid! }, {});
+    } catch (err) {
+      if (!isMaestroError(err, 'RUN_SEALED')) throw err;
+    }
   },
 };
 const step = round[mode!];

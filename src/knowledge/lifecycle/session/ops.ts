@@ -112,6 +112,7 @@ export function stage(root: WorkflowRoot, o: StageOptions, env: NodeJS.ProcessEn
   const evidence = [origin, ...(o.evidence ?? [])];
   refuseConflictingRestage(root, src, candidateId(o.target, o.content.trim()), action);
   return updateLedger(src.ledgerPath, init(src), (l) => {
+    assertStillWritable(root, src);
     const now = nowIso();
     const candidate = stageInto(l, { target: o.target, action, title: o.title, content: o.content, category: o.category ?? null, source_kind: 'manual' as SourceKind, evidence_refs: evidence }, now, src.ledgerPath);
     for (const id of ids) recordInto(l, id, o.signal!, 'manual', o.evidence ?? [], now);
@@ -151,6 +152,7 @@ export function record(root: WorkflowRoot, ids: string[], o: { signal?: Signal; 
   const src = ledgerSourceFor(root, o, env);
   const resolved = resolveKnowledgeIds(root, ids, env);
   updateLedger(src.ledgerPath, init(src), (l) => {
+    assertStillWritable(root, src);
     const now = nowIso();
     for (const id of resolved) recordInto(l, id, signal, source, o.evidence ?? [], now);
   });
@@ -176,11 +178,14 @@ export function recordConsumed(root: WorkflowRoot, ids: string[], env: NodeJS.Pr
     if (!target) return { recorded: false, warning: null };
     const run = readRunFile(target.runFile);
     if (isSealed(run)) return { recorded: false, warning: null };
-    updateLedger(target.ledgerPath, () => target.init(run), (l) => {
+    // Read again under the ledger's lock: a run's end holds it until the run is sealed (runEndLocks).
+    const recorded = updateLedger(target.ledgerPath, () => target.init(run), (l) => {
+      if (isSealed(readRunFile(target.runFile))) return false;
       const now = nowIso();
       for (const id of ids) recordInto(l, id, 'consumed', 'load', [], now);
+      return true;
     });
-    return { recorded: true, warning: null };
+    return { recorded, warning: null };
   } catch (err) {
     if (!isMaestroError(err)) throw err;
     return { recorded: false, warning: `The load is not recorded as consumed in the run: ${err.message}` };
@@ -320,13 +325,24 @@ export async function finishRunOffLoop(lc: LifecycleContext, root: WorkflowRoot,
 
 /**
  * The locks a run's end holds from its read of run.json to its last rename: the store's (run.json, session.json and
- * `.active-run`, as run creation holds it: store.ts storeLock) and the run's receipt's (as a refresh or a resolution
- * holds it: receipt.ts reconcileSource). Taken after the run is known to exist, so an unknown run gets no folder.
- * The run's ledger is locked inside (updateLedger): a process takes the locks of one `.workflow/` only while it holds
- * that folder's kernel lock (format/lock.ts), so no two processes hold them in opposite orders.
+ * `.active-run`, as run creation holds it: store.ts storeLock), the run's receipt's (as a refresh or a resolution
+ * holds it: receipt.ts reconcileSource) and its ledger's (as a stage or a record holds it, ledger.ts updateLedger:
+ * one that waited for the seal is refused, assertStillWritable, so what the receipt covers is what the sealed
+ * ledger holds). Taken after the run is known to exist, so an unknown run gets no folder. In sorted order; and a
+ * process takes the locks of one `.workflow/` only while it holds that folder's kernel lock (format/lock.ts), so no
+ * two processes hold them in opposite orders.
  */
 function runEndLocks(root: WorkflowRoot, sid: string, rid: string): string[] {
-  return [storeLockTarget(root), runSourceInside(root, sid, rid).receiptPath];
+  const src = runSourceInside(root, sid, rid);
+  return [storeLockTarget(root), src.ledgerPath, src.receiptPath];
+}
+
+/**
+ * Under a run ledger's lock, before its change: the run is still not sealed. A stage or a record checked it before
+ * the lock; a run's end, holding that lock from its reconcile to its seal (runEndLocks), may have sealed it since.
+ */
+function assertStillWritable(root: WorkflowRoot, src: Source): void {
+  if (src.rid !== 'session') assertWritableRun(root, src.sid, src.rid);
 }
 
 type Sealed = { src: Source; receipt: Receipt; suppressed: number };
