@@ -14,9 +14,9 @@ import { budget } from '../helpers/budget.js';
 import { scriptArgs } from '../helpers/script.js';
 import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js';
 import { readLedger } from '../../src/knowledge/lifecycle/ledger/ledger.js';
-import { readReceipt, readSourceState, runSource } from '../../src/knowledge/lifecycle/reconcile/receipt.js';
+import { readReceipt, readSourceState, runSource, sessionSource } from '../../src/knowledge/lifecycle/reconcile/receipt.js';
 import { resolveCandidate } from '../../src/knowledge/lifecycle/reconcile/review.js';
-import { finishRunOffLoop, stage } from '../../src/knowledge/lifecycle/session/ops.js';
+import { finishRunOffLoop, sealSession, stage } from '../../src/knowledge/lifecycle/session/ops.js';
 import { createRun, createSession, isSealed, listRunIds, readRun, readSession, runDir, sessionDir } from '../../src/knowledge/lifecycle/session/store.js';
 
 const WORKER = join(import.meta.dirname, 'runEndWorker.ts');
@@ -131,6 +131,23 @@ describe('a run end and another process writing the same files', { timeout: budg
       expect(covered).toEqual((readLedger(src.ledgerPath)?.candidates ?? []).map((c) => c.candidate_id).sort());
       expect(readReceipt(src)!.candidate_snapshot_hash).toBe(readSourceState(src).snapshotHash);
     }
+  });
+
+  it("candidates staged into a session's ledger by another process while the session is sealed: none lands after the seal", async () => {
+    const p = project();
+    const sids = Array.from({ length: RUNS }, (_, i) => `s-${i}`);
+    for (const sid of sids) createSession(p.root, sid);
+    const worker = await startWorker(p.dir, ['stage-session', ...sids]);
+    const ledgerOf = (sid: string) => readLedger(sessionSource(p.root, sid).ledgerPath);
+    const atSeal = new Map<string, ReturnType<typeof ledgerOf>>();
+    for (const sid of sids) {
+      sealSession(lc, p.root, sid);
+      atSeal.set(sid, ledgerOf(sid));
+    }
+    const { code, stderr } = await worker.stop();
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    for (const sid of sids) expect(ledgerOf(sid)).toEqual(atSeal.get(sid));
+    expect(sids.some((sid) => atSeal.get(sid)?.candidates.length)).toBe(true); // the worker did stage into sessions before their seal
   });
 
   it('the daemon ends runs while another process registers runs in the same session: session.json keeps both', async () => {

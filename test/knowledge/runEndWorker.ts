@@ -7,6 +7,8 @@
  *   stage <projectDir> <stop> <min> <sid> <rid…>     stages a candidate into the first of the runs not sealed
  *                                                    (`maestro knowledge stage --run`); RUN_SEALED, a run sealed
  *                                                    meanwhile, is the refusal a person sees, not a failure
+ *   stage-session <projectDir> <stop> <min> <sid…>   the same into the ledger of the first session still open
+ *                                                    (`maestro knowledge stage --session`); ILLEGAL_TRANSITION is its refusal
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +17,7 @@ import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js
 import { reconcileSource, runSourceInside } from '../../src/knowledge/lifecycle/reconcile/receipt.js';
 import { isMaestroError } from '../../src/core/errors.js';
 import { stage } from '../../src/knowledge/lifecycle/session/ops.js';
-import { createRun, isSealed, readRun } from '../../src/knowledge/lifecycle/session/store.js';
+import { createRun, isSealed, readRun, readSession } from '../../src/knowledge/lifecycle/session/store.js';
 
 const [mode, dir, stop, min, sid, ...rids] = process.argv.slice(2);
 const root = resolveWorkflowRoot({ workflowRoot: dir!, env: { ...process.env, MAESTRO_HOME: join(dir!, '.home') } });
@@ -34,6 +36,15 @@ const round: Record<string, (i: number) => void> = {
       stage(root, { target: 'spec', title: `Staged ${i}`, content: `Rule number ${i} staged while the run ends.`, run: rid, session: sid! }, {});
     } catch (err) {
       if (!isMaestroError(err, 'RUN_SEALED')) throw err;
+    }
+  },
+  'stage-session': (i) => {
+    const open = [sid!, ...rids].find((s) => readSession(root, s).status === 'open');
+    if (!open) return;
+    try {
+      stage(root, { target: 'spec', title: `Staged ${i}`, content: `Rule number ${i} staged while the session is sealed.`, session: open }, {});
+    } catch (err) {
+      if (!isMaestroError(err, 'ILLEGAL_TRANSITION')) throw err;
     }
   },
 };

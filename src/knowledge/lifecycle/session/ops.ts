@@ -57,8 +57,7 @@ export function ledgerSourceFor(root: WorkflowRoot, opts: { run?: string; sessio
 function ledgerSourceOf(root: WorkflowRoot, opts: { run?: string; session?: string }, env: NodeJS.ProcessEnv): Source {
   if (opts.run) return writableRunSource(root, opts.session ?? findSessionOfRun(root, opts.run, env), opts.run);
   if (opts.session) {
-    const s = readSession(root, opts.session);
-    if (s.status !== 'open') throw new MaestroError('ILLEGAL_TRANSITION', `Session ${s.session_id} is ${s.status}; its ledger takes no new records.`);
+    assertSessionOpen(readSession(root, opts.session));
     return sessionSource(root, opts.session);
   }
   const a = activeRun(root, env);
@@ -75,6 +74,10 @@ function writableRunSource(root: WorkflowRoot, sid: string, rid: string): Source
   assertSourceInside(root, sid, rid, 'write');
   assertWritableRun(root, sid, rid);
   return runSource(root, sid, rid);
+}
+
+function assertSessionOpen(s: SessionDoc): void {
+  if (s.status !== 'open') throw new MaestroError('ILLEGAL_TRANSITION', `Session ${s.session_id} is ${s.status}; its ledger takes no new records.`);
 }
 
 function findSessionOfRun(root: WorkflowRoot, rid: string, env: NodeJS.ProcessEnv): string {
@@ -338,11 +341,13 @@ function runEndLocks(root: WorkflowRoot, sid: string, rid: string): string[] {
 }
 
 /**
- * Under a run ledger's lock, before its change: the run is still not sealed. A stage or a record checked it before
- * the lock; a run's end, holding that lock from its reconcile to its seal (runEndLocks), may have sealed it since.
+ * Under a ledger's lock, before its change: the run is still not sealed, the session still open. A stage or a record
+ * checked it before the lock; a run's end or a session's seal, holding that lock until it has sealed (runEndLocks,
+ * sealSession), may have sealed it since.
  */
 function assertStillWritable(root: WorkflowRoot, src: Source): void {
-  if (src.rid !== 'session') assertWritableRun(root, src.sid, src.rid);
+  if (src.rid === 'session') assertSessionOpen(readSession(root, src.sid));
+  else assertWritableRun(root, src.sid, src.rid);
 }
 
 type Sealed = { src: Source; receipt: Receipt; suppressed: number };
@@ -384,10 +389,13 @@ function pendingOf(src: Source): number {
  */
 export function sealSession(lc: LifecycleContext, root: WorkflowRoot, sid: string): { session: SessionDoc; backlog: number; unsealed_runs: string[]; unreadable: Array<{ run_id: string; error: string }> } {
   readSession(root, sid); // an unknown session is refused before the lock
-  return storeLock(root, () => sealSessionLocked(lc, root, sid));
+  return withCorpusLock([storeLockTarget(root), sessionSource(root, sid).ledgerPath], () => sealSessionLocked(lc, root, sid));
 }
 
-/** sealSession under the store's lock: session.json is read, sealed and written with no other process's write between. */
+/**
+ * sealSession under the store's lock and the session ledger's: session.json is read, sealed and written with no other
+ * process's write between, and a stage into the session's ledger that waited for it is refused (assertStillWritable).
+ */
 function sealSessionLocked(lc: LifecycleContext, root: WorkflowRoot, sid: string): ReturnType<typeof sealSession> {
   const s = readSession(root, sid);
   if (s.status === 'open') assertSessionRewritable(root, s);
