@@ -133,6 +133,24 @@ describe('a run end and another process writing the same files', { timeout: budg
     }
   });
 
+  it("an agent's loads recorded while the daemon seals its run: none lands in the ledger after the seal", async () => {
+    const p = project();
+    createSession(p.root, 's-1');
+    const rids = Array.from({ length: RUNS }, (_, i) => `run-${i}`);
+    for (const rid of rids) createRun(p.root, 's-1', { runId: rid, linkTo: join(p.dir, '.home', 'runs', rid) });
+    const worker = await startWorker(p.dir, ['load', 's-1', ...rids]);
+    const ledgerOf = (rid: string) => readLedger(runSource(p.root, 's-1', rid).ledgerPath);
+    const atSeal = new Map<string, ReturnType<typeof ledgerOf>>();
+    for (const rid of rids) {
+      await finishRunOffLoop(lc, p.root, 's-1', rid);
+      atSeal.set(rid, ledgerOf(rid));
+    }
+    const { code, stderr } = await worker.stop();
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    for (const rid of rids) expect(ledgerOf(rid)).toEqual(atSeal.get(rid));
+    expect(atSeal.get('run-0')?.inputs.length).toBeGreaterThan(0); // the worker's first load, before any seal
+  });
+
   it("candidates staged into a session's ledger by another process while the session is sealed: none lands after the seal", async () => {
     const p = project();
     const sids = Array.from({ length: RUNS }, (_, i) => `s-${i}`);

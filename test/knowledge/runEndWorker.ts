@@ -7,6 +7,8 @@
  *   stage <projectDir> <stop> <min> <sid> <rid…>     stages a candidate into the first of the runs not sealed
  *                                                    (`maestro knowledge stage --run`); RUN_SEALED, a run sealed
  *                                                    meanwhile, is the refusal a person sees, not a failure
+ *   load <projectDir> <stop> <min> <sid> <rid…>      records a load (`maestro load` in an agent: $MAESTRO_RUN_DIR, the
+ *                                                    run's folder in the daemon's home) into the first run not sealed
  *   stage-session <projectDir> <stop> <min> <sid…>   the same into the ledger of the first session still open
  *                                                    (`maestro knowledge stage --session`); ILLEGAL_TRANSITION is its refusal
  */
@@ -16,7 +18,7 @@ import { resolveWorkflowRoot } from '../../src/knowledge/format/root.js';
 import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js';
 import { reconcileSource, runSourceInside } from '../../src/knowledge/lifecycle/reconcile/receipt.js';
 import { isMaestroError } from '../../src/core/errors.js';
-import { stage } from '../../src/knowledge/lifecycle/session/ops.js';
+import { recordConsumed, stage } from '../../src/knowledge/lifecycle/session/ops.js';
 import { createRun, isSealed, readRun, readSession } from '../../src/knowledge/lifecycle/session/store.js';
 
 const [mode, dir, stop, min, sid, ...rids] = process.argv.slice(2);
@@ -37,6 +39,12 @@ const round: Record<string, (i: number) => void> = {
     } catch (err) {
       if (!isMaestroError(err, 'RUN_SEALED')) throw err;
     }
+  },
+  load: () => {
+    const rid = rids.find((r) => !isSealed(readRun(root, sid!, r)));
+    if (!rid) return;
+    const r = recordConsumed(root, ['S-20260101-aaaa'], { MAESTRO_RUN_DIR: join(dir!, '.home', 'runs', rid) });
+    if (r.warning) throw new Error(r.warning);
   },
   'stage-session': (i) => {
     const open = [sid!, ...rids].find((s) => readSession(root, s).status === 'open');
