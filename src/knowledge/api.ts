@@ -19,7 +19,6 @@ export { appendSpecEntry, supersedeSpec, deprecateSpec, markSpecConflict, type A
 export { addKnowhow, supersedeKnowhow, deprecateKnowhow, type AddKnowhowInput, type AddKnowhowResult } from './format/knowhowWriter.js';
 export { buildKeywordIndex, type KeywordIndex, type KeywordHit } from './search/keywordIndex.js';
 export { withCorpusLock } from './format/lock.js';
-export { writeFileAtomic } from './format/atomic.js';
 export { openAiCompatibleEmbedder, embedderFromEnv, type Embedder } from './vectors/embeddings.js';
 export { onnxEmbedder, type OnnxEmbedderOptions } from './vectors/onnxEmbedder.js';
 export { wikiSource, wikiRootFor } from './format/wikiSource.js';

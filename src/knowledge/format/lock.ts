@@ -105,8 +105,8 @@ export function withCorpusLock<T>(targets: string[], fn: () => T, opts: LockOpti
 }
 
 /**
- * withCorpusLock for a holder that awaits (the daemon's run start writes its files with their fsyncs off the event
- * loop: session/store.ts createRunOffLoop). The process holds the locks until `fn` settles, so other processes wait
+ * withCorpusLock for a holder that awaits (the daemon's run start and end write their files with their fsyncs off
+ * the event loop: session/store.ts createRunOffLoop, session/ops.ts finishRunOffLoop). The process holds the locks until `fn` settles, so other processes wait
  * as they would for withCorpusLock; this process's other writers, re-entrant, go on meanwhile, each synchronous (a
  * file read-modified-written without an await between, as withCorpusLock's holders do, and a file written off the
  * loop finished by any other write of it, lib/atomicWrite.ts settleWrite).

@@ -1,213 +1,25 @@
 /**
  * The session/run lifecycle operations behind the CLI and the orchestrator
- * bridge: stage, record, complete, check, seal. Each checks that the run is
- * not sealed before it writes anything.
+ * bridge: complete, check, seal (stage and record, ledgerWrites.ts, are
+ * re-exported here for their callers). Each checks that the run is not sealed
+ * before it writes anything.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { isMaestroError, MaestroError } from '../../../core/errors.js';
-import { openKnowledge } from '../../knowledge.js';
-import { readCorpus } from '../ledger/corpusDocs.js';
+import { MaestroError } from '../../../core/errors.js';
 import type { LifecycleContext } from '../context.js';
-import { candidateId } from '../ledger/recipes.js';
-import { emptyLedger, readLedger, recordInto, stageInto, updateLedger, type Action, type InputSource, type Ledger, type LedgerCandidate, type Signal, type SourceKind } from '../ledger/ledger.js';
+import { readLedger, stageInto, updateLedger } from '../ledger/ledger.js';
 import { writtenNow, writtenOffLoop, type FileWrite } from '../../format/atomic.js';
 import { withCorpusLock, withCorpusLockAsync } from '../../format/lock.js';
 import type { WorkflowRoot } from '../../format/root.js';
 import { readReceipt, readSourceState, reconciledReceipt, reconcileSource, runSource, runSourceInside, sessionSource, sessionSources, type Receipt, type Source } from '../reconcile/receipt.js';
 import { promotedIds } from '../promote/promotion.js';
+import { initLedger } from './ledgerWrites.js';
 import { parseReport, readReportFile, reportDrafts } from './report.js';
-import { activeRun, assertRunRewritable, assertSessionInside, assertSourceInside, assertSessionRewritable, assertWritableRun, isSealed, listRunIds, readRun, readRunFile, readSession, releaseActiveRun, runFolderOutside, runWrite, sessionWrite, storeLock, storeLockTarget, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
+import { assertRunRewritable, assertSessionRewritable, assertWritableRun, isSealed, readRun, readSession, releaseActiveRun, runWrite, sessionWrite, storeLock, storeLockTarget, writeRun, writeSession, type RunDoc, type SessionDoc } from './store.js';
+
+export { ledgerSourceFor, record, recordConsumed, resolveKnowledgeIds, stage, type ConsumedRecord, type StageOptions } from './ledgerWrites.js';
 
 const nowIso = () => new Date().toISOString();
-
-/**
- * Resolves knowledge ids: the reconciliation corpus first, then every alias Knowledge I knows. Unknown ids
- * are refused. Read without a cache: only one-shot callers (a CLI command, an MCP tool call) stage or record.
- */
-export function resolveKnowledgeIds(root: WorkflowRoot, ids: string[], env: NodeJS.ProcessEnv): string[] {
-  const docs = readCorpus(root.workflowDir).docs;
-  const byAlias = new Map<string, string>();
-  for (const d of docs) for (const a of [d.id, ...d.aliases]) byAlias.set(a, d.id);
-  let k: ReturnType<typeof openKnowledge> | null = null;
-  try {
-    const unknown: string[] = [];
-    const out = ids.map((id) => {
-      const hit = byAlias.get(id);
-      if (hit) return hit;
-      k ??= openKnowledge(root.confined ? { workflowRoot: root.workflowDir, env } : { cwd: root.projectDir, env });
-      const r = k.resolveId(id);
-      if (!r) unknown.push(id);
-      return r ?? id;
-    });
-    if (unknown.length) throw new MaestroError('UNKNOWN_KNOWLEDGE_ID', `Unknown knowledge id${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (not in ${root.workflowDir}; find ids with maestro search or maestro load --list).`);
-    return out;
-  } finally {
-    (k as ReturnType<typeof openKnowledge> | null)?.close();
-  }
-}
-
-/** Where a stage/record writes: the given run, the session ledger, or the active run. */
-export function ledgerSourceFor(root: WorkflowRoot, opts: { run?: string; session?: string }, env: NodeJS.ProcessEnv): Source {
-  const src = ledgerSourceOf(root, opts, env);
-  assertSessionInside(root, src.sid);
-  return src;
-}
-
-function ledgerSourceOf(root: WorkflowRoot, opts: { run?: string; session?: string }, env: NodeJS.ProcessEnv): Source {
-  if (opts.run) return writableRunSource(root, opts.session ?? findSessionOfRun(root, opts.run, env), opts.run);
-  if (opts.session) {
-    assertSessionOpen(readSession(root, opts.session));
-    return sessionSource(root, opts.session);
-  }
-  const a = activeRun(root, env);
-  if (!a) throw new MaestroError('BAD_INPUT', 'No run given and no active run: pass --run <id> --session <id>, or --session <id> for the session ledger.');
-  return writableRunSource(root, a.sid, a.rid);
-}
-
-/**
- * A run's ledger to stage or record into: its folder, when a link, must lead into `.workflow/`, the orchestrator's
- * run folder or this process's own run folder (store.ts `runFolderOutside`), checked before its run.json is read
- * through it; then the run must not be sealed.
- */
-function writableRunSource(root: WorkflowRoot, sid: string, rid: string): Source {
-  assertSourceInside(root, sid, rid, 'write');
-  assertWritableRun(root, sid, rid);
-  return runSource(root, sid, rid);
-}
-
-function assertSessionOpen(s: SessionDoc): void {
-  if (s.status !== 'open') throw new MaestroError('ILLEGAL_TRANSITION', `Session ${s.session_id} is ${s.status}; its ledger takes no new records.`);
-}
-
-function findSessionOfRun(root: WorkflowRoot, rid: string, env: NodeJS.ProcessEnv): string {
-  const a = activeRun(root, env);
-  if (a && a.rid === rid) return a.sid;
-  throw new MaestroError('BAD_INPUT', `--run ${rid} needs --session <id> (the run is not the active run).`);
-}
-
-function init(src: Source) {
-  return () => emptyLedger(src.sid, src.rid === 'session' ? null : src.rid, nowIso());
-}
-
-export interface StageOptions {
-  target: 'spec' | 'knowhow';
-  title: string;
-  content: string;
-  action?: Action;
-  category?: string | null;
-  evidence?: string[];
-  signal?: Signal;
-  signalIds?: string[];
-  run?: string;
-  session?: string;
-}
-
-export function stage(root: WorkflowRoot, o: StageOptions, env: NodeJS.ProcessEnv): { candidate: LedgerCandidate; ledger: string; recorded: string[] } {
-  if (o.target !== 'spec' && o.target !== 'knowhow') throw new MaestroError('BAD_INPUT', `stage target must be spec|knowhow (got ${o.target}).`);
-  const action = o.action ?? 'propose';
-  if (!['propose', 'reaffirm', 'supersede', 'contest'].includes(action)) throw new MaestroError('BAD_INPUT', `--action must be propose|reaffirm|supersede|contest (got ${action}).`);
-  if (o.signal && !['consumed', 'cited', 'validated', 'contradicted'].includes(o.signal)) throw new MaestroError('BAD_INPUT', `--signal must be consumed|cited|validated|contradicted (got ${o.signal}).`);
-  const src = ledgerSourceFor(root, o, env);
-  // Validate everything before the first write: unknown ids change nothing.
-  const ids = o.signal && o.signalIds?.length ? resolveKnowledgeIds(root, o.signalIds, env) : [];
-  const origin = src.rid === 'session' ? `session:${src.sid}` : `run:${src.rid}`;
-  const evidence = [origin, ...(o.evidence ?? [])];
-  refuseConflictingRestage(root, src, candidateId(o.target, o.content.trim()), action);
-  return updateLedger(src.ledgerPath, init(src), (l) => {
-    assertStillWritable(root, src);
-    const now = nowIso();
-    const candidate = stageInto(l, { target: o.target, action, title: o.title, content: o.content, category: o.category ?? null, source_kind: 'manual' as SourceKind, evidence_refs: evidence }, now, src.ledgerPath);
-    for (const id of ids) recordInto(l, id, o.signal!, 'manual', o.evidence ?? [], now);
-    return { candidate: { ...candidate }, ledger: src.ledgerPath, recorded: ids };
-  });
-}
-
-/**
- * Seed 000 §3.2: one candidate (one content) cannot be proposed in one run of a session and contested
- * or superseded in another. The same ledger already refuses it (stageInto); this checks the session's
- * other ledgers. Unreadable ledgers are skipped here, and run folders that link out of bounds are not read
- * (runFolderOutside): review reports both. An agent's CLI does not know the daemon's home (its MAESTRO_HOME
- * is withheld), so the other runs of a daemon with another home are skipped rather than failing its stage.
- */
-function refuseConflictingRestage(root: WorkflowRoot, src: Source, id: string, action: Action): void {
-  const others = [sessionSource(root, src.sid), ...listRunIds(root, src.sid).filter((rid) => !runFolderOutside(root, src.sid, rid)).map((rid) => runSource(root, src.sid, rid))];
-  for (const other of others) {
-    if (other.rid === src.rid) continue;
-    let ledger;
-    try {
-      ledger = readLedger(other.ledgerPath);
-    } catch {
-      continue;
-    }
-    const c = ledger?.candidates.find((x) => x.candidate_id === id);
-    if (c && c.action !== action)
-      throw new MaestroError('KNOWLEDGE_CONFLICT', `Candidate ${id} is staged with action ${c.action} in ${other.rid === 'session' ? `the ledger of session ${src.sid}` : `run ${other.rid}`} (${other.ledgerPath}); identical content cannot be restaged as ${action} in another run of the same session.`);
-  }
-}
-
-export function record(root: WorkflowRoot, ids: string[], o: { signal?: Signal; source?: InputSource; evidence?: string[]; run?: string; session?: string }, env: NodeJS.ProcessEnv): { ledger: string; recorded: string[] } {
-  if (!ids.length) throw new MaestroError('BAD_INPUT', 'record needs at least one knowledge id.');
-  const signal = o.signal ?? 'cited';
-  const source = o.source ?? 'manual';
-  if (!['consumed', 'cited', 'validated', 'contradicted'].includes(signal)) throw new MaestroError('BAD_INPUT', `--signal must be consumed|cited|validated|contradicted (got ${signal}).`);
-  if (!['load', 'search', 'injection', 'manual'].includes(source)) throw new MaestroError('BAD_INPUT', `--source must be load|search|injection|manual (got ${source}).`);
-  const src = ledgerSourceFor(root, o, env);
-  const resolved = resolveKnowledgeIds(root, ids, env);
-  updateLedger(src.ledgerPath, init(src), (l) => {
-    assertStillWritable(root, src);
-    const now = nowIso();
-    for (const id of resolved) recordInto(l, id, signal, source, o.evidence ?? [], now);
-  });
-  return { ledger: src.ledgerPath, recorded: resolved };
-}
-
-/** What an explicit load recorded; `warning` says why a load in a run was not recorded, naming the file. */
-export interface ConsumedRecord {
-  recorded: boolean;
-  warning: string | null;
-}
-
-/**
- * `maestro load` in an active run: records `consumed` (source load). Search and injection never call this.
- * No active run, or a sealed one: nothing is written. A run.json or ledger that does not read: nothing is
- * written either, and the warning names the file; the load itself answers all the same (the record is the
- * run's bookkeeping, and an agent that cannot read knowledge over it could not fix the file anyway).
- */
-export function recordConsumed(root: WorkflowRoot, ids: string[], env: NodeJS.ProcessEnv): ConsumedRecord {
-  if (!ids.length) return { recorded: false, warning: null };
-  try {
-    const target = consumingRun(root, env);
-    if (!target) return { recorded: false, warning: null };
-    const run = readRunFile(target.runFile);
-    if (isSealed(run)) return { recorded: false, warning: null };
-    // Read again under the ledger's lock: a run's end holds it until the run is sealed (runEndLocks).
-    const recorded = updateLedger(target.ledgerPath, () => target.init(run), (l) => {
-      if (isSealed(readRunFile(target.runFile))) return false;
-      const now = nowIso();
-      for (const id of ids) recordInto(l, id, 'consumed', 'load', [], now);
-      return true;
-    });
-    return { recorded, warning: null };
-  } catch (err) {
-    if (!isMaestroError(err)) throw err;
-    return { recorded: false, warning: `The load is not recorded as consumed in the run: ${err.message}` };
-  }
-}
-
-/** The run an explicit load is recorded in: `$MAESTRO_RUN_DIR`'s, else the active run's; null when neither has a run.json. */
-function consumingRun(root: WorkflowRoot, env: NodeJS.ProcessEnv): { runFile: string; ledgerPath: string; init: (run: RunDoc) => Ledger } | null {
-  // An agent spawned by the orchestrator works in a worktree; its run directory comes from the worker's environment.
-  const dir = env.MAESTRO_RUN_DIR;
-  if (dir && existsSync(join(dir, 'run.json'))) return { runFile: join(dir, 'run.json'), ledgerPath: join(dir, 'knowledge-delta.json'), init: (run) => emptyLedger(run.session_id, run.run_id, nowIso()) };
-  const a = activeRun(root, env);
-  if (!a) return null;
-  assertSourceInside(root, a.sid, a.rid, 'write'); // a run folder linked out is written nothing: the warning names the link
-  const src = runSource(root, a.sid, a.rid);
-  const runFile = join(src.dir, 'run.json');
-  // A run that is gone (.active-run left behind) is no active run.
-  return existsSync(runFile) ? { runFile, ledgerPath: src.ledgerPath, init: init(src) } : null;
-}
 
 const VERDICT: Record<string, RunDoc['verdict']> = { ready: 'done', ready_with_concerns: 'done_with_concerns', blocked: 'blocked', failed: 'needs_retry' };
 
@@ -239,7 +51,7 @@ function stageReport(run: RunDoc, src: Source): void {
   const reportPath = join(src.dir, 'report.md');
   const report = readReportFile(reportPath) ?? parseReport('');
   const drafts = reportDrafts(report, run.run_id);
-  updateLedger(src.ledgerPath, init(src), (l) => {
+  updateLedger(src.ledgerPath, initLedger(src), (l) => {
     const now = nowIso();
     for (const d of drafts) if (!l.candidates.some((c) => c.candidate_id === d.candidate_id)) stageInto(l, d, now, src.ledgerPath);
   });
@@ -276,7 +88,7 @@ function suppressExact(src: Source, receipt: Receipt | null): number {
   if (!receipt) return 0;
   const ids = new Set(receipt.candidates.filter((c) => c.disposition === 'exact_duplicate' && c.promotion_eligibility === 'suppressed').map((c) => c.candidate_id));
   if (!ids.size || !readLedger(src.ledgerPath)) return 0;
-  return updateLedger(src.ledgerPath, init(src), (l) => {
+  return updateLedger(src.ledgerPath, initLedger(src), (l) => {
     let n = 0;
     for (const c of l.candidates) if (c.status === 'pending' && ids.has(c.candidate_id)) {
       c.status = 'rejected';
@@ -330,7 +142,7 @@ export async function finishRunOffLoop(lc: LifecycleContext, root: WorkflowRoot,
  * The locks a run's end holds from its read of run.json to its last rename: the store's (run.json, session.json and
  * `.active-run`, as run creation holds it: store.ts storeLock), the run's receipt's (as a refresh or a resolution
  * holds it: receipt.ts reconcileSource) and its ledger's (as a stage or a record holds it, ledger.ts updateLedger:
- * one that waited for the seal is refused, assertStillWritable, so what the receipt covers is what the sealed
+ * one that waited for the seal is refused, ledgerWrites.ts assertStillWritable, so what the receipt covers is what the sealed
  * ledger holds). Taken after the run is known to exist, so an unknown run gets no folder. In sorted order; and a
  * process takes the locks of one `.workflow/` only while it holds that folder's kernel lock (format/lock.ts), so no
  * two processes hold them in opposite orders.
@@ -338,16 +150,6 @@ export async function finishRunOffLoop(lc: LifecycleContext, root: WorkflowRoot,
 function runEndLocks(root: WorkflowRoot, sid: string, rid: string): string[] {
   const src = runSourceInside(root, sid, rid);
   return [storeLockTarget(root), src.ledgerPath, src.receiptPath];
-}
-
-/**
- * Under a ledger's lock, before its change: the run is still not sealed, the session still open. A stage or a record
- * checked it before the lock; a run's end or a session's seal, holding that lock until it has sealed (runEndLocks,
- * sealSession), may have sealed it since.
- */
-function assertStillWritable(root: WorkflowRoot, src: Source): void {
-  if (src.rid === 'session') assertSessionOpen(readSession(root, src.sid));
-  else assertWritableRun(root, src.sid, src.rid);
 }
 
 type Sealed = { src: Source; receipt: Receipt; suppressed: number };
@@ -394,7 +196,7 @@ export function sealSession(lc: LifecycleContext, root: WorkflowRoot, sid: strin
 
 /**
  * sealSession under the store's lock and the session ledger's: session.json is read, sealed and written with no other
- * process's write between, and a stage into the session's ledger that waited for it is refused (assertStillWritable).
+ * process's write between, and a stage into the session's ledger that waited for it is refused (ledgerWrites.ts assertStillWritable).
  */
 function sealSessionLocked(lc: LifecycleContext, root: WorkflowRoot, sid: string): ReturnType<typeof sealSession> {
   const s = readSession(root, sid);
