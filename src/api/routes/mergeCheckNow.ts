@@ -12,11 +12,19 @@ import type { Store } from '../../store/store.js';
 import { ridersOf } from '../../daemon/mergeBatch.js';
 import type { TaskDetail } from '../wire/responses.js';
 
-export async function mergeCheckNow(store: Store, task: Task, runs: readonly Run[], atWork?: MergeCheckAtWork | null): Promise<TaskDetail['mergeCheck']> {
+/** The task detail's mergeCheck and mergeTurn, the project's check at work read once for both (none while a run of the task runs). */
+export async function mergeCheckAndTurn(store: Store, task: Task, runs: readonly Run[]): Promise<Pick<TaskDetail, 'mergeCheck' | 'mergeTurn'>> {
+  const idle = task.status === 'merging' && !runs.some((r) => r.status === 'running');
+  const atWork = idle ? await withRiders(store, await mergeCheckAtWork(store.db, task.projectId)) : null;
+  return { mergeCheck: await mergeCheckNow(store, task, runs, atWork), mergeTurn: mergeTurnNow(task, runs, atWork) };
+}
+
+/** `atWork`: the project's merge check at work, read by the caller while no run of the task runs (else null). */
+async function mergeCheckNow(store: Store, task: Task, runs: readonly Run[], atWork: MergeCheckAtWork | null): Promise<TaskDetail['mergeCheck']> {
   if (task.status !== 'merging') return null;
   const run = runs.find((r) => r.kind === 'merge_check' && r.status === 'running');
   // No run yet: its check may wait for a run slot (the train opened it, every slot is taken), and says so.
-  const waiting = run || runs.some((r) => r.status === 'running') ? null : atWork === undefined ? await mergeCheckAtWork(store.db, task.projectId) : atWork;
+  const waiting = run || runs.some((r) => r.status === 'running') ? null : atWork;
   if (!run && (waiting?.taskId !== task.id || waiting.runId !== null)) return null;
   const [opened] = (await store.events.list({ taskId: task.id, type: 'merge.check', order: 'newest', limit: 1 })).events;
   const count = (v: unknown) => (typeof v === 'number' ? v : null);
@@ -30,12 +38,11 @@ export async function mergeCheckNow(store: Store, task: Task, runs: readonly Run
 /**
  * A task in merging with no run of its own, while another task of its project has its merge check at work (or waiting
  * for a run slot), waits for its turn: the merge queue runs one merge check at a time and lands nothing else of the project meanwhile (it stays in
- * merging, and looked stuck). Which task that is; it lands after it, or with it when it is checked together with it. `atWork` is the project's check when the caller
- * read it already (the board's list reads it once per project).
+ * merging, and looked stuck). Which task that is; it lands after it, or with it when it is checked together with it. `check` is the project's check at work, read by the
+ * caller (the board's list reads it once per project).
  */
-export async function mergeTurnNow(store: Store, task: Task, runs: readonly Run[], atWork?: CheckWithRiders | null): Promise<TaskDetail['mergeTurn']> {
+function mergeTurnNow(task: Task, runs: readonly Run[], check: CheckWithRiders | null | undefined): TaskDetail['mergeTurn'] {
   if (task.status !== 'merging' || runs.some((r) => r.status === 'running')) return null;
-  const check = atWork === undefined ? await withRiders(store, await mergeCheckAtWork(store.db, task.projectId)) : atWork;
   if (!check || check.taskId === task.id) return null;
   // Checked together with it (daemon/mergeBatch.ts): the riders its train named.
   const together = check.riders.includes(task.id) ? { together: check.riders.length + 1 } : {};
@@ -65,7 +72,7 @@ export async function mergeChecksOf(store: Store, tasks: readonly Task[]): Promi
     const now = await mergeCheckNow(store, task, runs, atWork.get(task.projectId) ?? null);
     if (now) checks.set(task.id, { round: now.round, maxRounds: now.maxRounds, waiting: now.waiting });
     if (runs.length > 0) continue;
-    const turn = await mergeTurnNow(store, task, runs, atWork.get(task.projectId));
+    const turn = mergeTurnNow(task, runs, atWork.get(task.projectId));
     if (turn) turns.set(task.id, turn);
   }
   return { checks, turns };

@@ -30,7 +30,7 @@ import { movedFrom, resolveCommit, versionChain, versionRefs } from './reviewDat
 import { idParam, taskListQuery } from './schemas.js';
 import { waitingForRun } from './waitingForRun.js';
 import { knowledgeElsewhere } from './knowledgeElsewhere.js';
-import { mergeCheckNow, mergeChecksOf, mergeTurnNow } from './mergeCheckNow.js';
+import { mergeCheckAndTurn, mergeChecksOf } from './mergeCheckNow.js';
 import { cancelResponse, rejectResponse, runMessageResponse, taskDetailResponse, taskListResponse, taskResponse, type HealthResponse, type TaskDetail } from '../wire/responses.js';
 
 /** Who acted: one line (whoSchema, shared with the project routes). */
@@ -104,7 +104,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
       ...(await whyNotStarted(store, deps.slots, task)), heldBack: heldBack(deps, task), diffGate: await diffGateRefusal(store, task, runs),
       mergeConflict: await mergeConflictPark(deps, task, runs), claimedElsewhere: await claimedElsewhere(store, deps.slots?.owner, task),
       waitingForRun: await waitingForRun(store, deps.self, task, runs),
-      knowledgeElsewhere: await knowledgeElsewhere(store, deps.self?.name, deps.knowledge, task, runs), mergeCheck: await mergeCheckNow(store, task, runs), mergeTurn: await mergeTurnNow(store, task, runs),
+      knowledgeElsewhere: await knowledgeElsewhere(store, deps.self?.name, deps.knowledge, task, runs), ...(await mergeCheckAndTurn(store, task, runs)),
     };
   });
 
