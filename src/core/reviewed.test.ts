@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { checkRound } from './reviewed.js';
+import { nextCheck } from './reviewed.js';
 import type { Task } from './types.js';
+
+const checkRound = (task: Task, base: string) => nextCheck(task, base).round;
 
 const approved = 'a'.repeat(40);
 const withCheck = (mergeChecked: Record<string, unknown> | undefined) => ({ result: { kind: 'review', verdict: 'approve', commitSha: approved, ...(mergeChecked ? { mergeChecked } : {}) } }) as unknown as Task;
 
-describe('checkRound', () => {
+describe('nextCheck: the round', () => {
   it('counts a merge check as a new round only when main moved since the one that passed', () => {
     expect(checkRound(withCheck(undefined), 'b1')).toBe(1);
     const passed = { approved, commitSha: 'c'.repeat(40), rounds: 2, baseSha: 'b2' };

@@ -34,11 +34,11 @@ export interface MergeChecked {
   approved: string;
   /** The merged commit the checks passed on: what may land. */
   commitSha: string;
-  /** Merge checks that passed for this approval (the base moved again after each but the last): checkRound counts them. */
+  /** Merge checks that passed for this approval (the base moved again after each but the last): nextCheck counts them. */
   rounds: number;
   /** The base commit the checked merge was made with (result.mergeChecked.baseSha); null when not recorded. */
   base: string | null;
-  /** Checks that passed on that very base after the first (a batch checked again: checkRound): recheckCount counts them. */
+  /** Checks that passed on that very base after the first (a batch checked again: nextCheck counts them). */
   rechecks: number;
   /** A check of several changes together (daemon/mergeBatch.ts): the chain it passed on; absent for a check of this change alone. */
   batch?: CheckedBatch;
@@ -74,25 +74,19 @@ export function mergeChecked(task: Task): MergeChecked | null {
 }
 
 /**
- * Which merge check of the approval a check on `base` is (daemon/mergeQueue.ts MAX_CHECK_ROUNDS): the first, or one
- * more than the last that passed when the base moved since; on the very base that one passed on, the same round. The
- * base does not move when a batch is checked again because a rider was retried, cancelled or moved (daemon/
- * mergeBatch.ts): counted, three such re-checks asked a person why main "moved again" though it had not.
+ * Which merge check of the approval a check on `base` is (daemon/mergeQueue.ts MAX_CHECK_ROUNDS): its round, the
+ * first or one more than the last that passed when the base moved since; on the very base that one passed on, the same
+ * round. The base does not move when a batch is checked again because a rider was retried, cancelled or moved (daemon/
+ * mergeBatch.ts): counted, three such re-checks asked a person why main "moved again" though it had not. `rechecks`:
+ * how many checks passed on that very base before this one (0: base moved, or none passed yet), each a batch that did
+ * not land because a change in it changed. Nothing else bounds them, so the merge queue asks a person after
+ * MAX_SAME_BASE_CHECKS rather than check on, should a change keep changing.
  */
-export function checkRound(task: Task, base: string | null): number {
+export function nextCheck(task: Task, base: string | null): { round: number; rechecks: number } {
   const checked = mergeChecked(task);
-  if (!checked) return 1;
-  return checked.base !== null && checked.base === base ? Math.max(1, checked.rounds) : checked.rounds + 1;
-}
-
-/**
- * How many checks of the approval passed on `base` before one on it again (0: base moved, or none passed yet): each a
- * batch that did not land because a change in it changed. Nothing else bounds them, so the merge queue asks a person
- * after MAX_SAME_BASE_CHECKS (daemon/mergeQueue.ts) rather than check on, should a change keep changing.
- */
-export function recheckCount(task: Task, base: string | null): number {
-  const checked = mergeChecked(task);
-  return checked && checked.base !== null && checked.base === base ? checked.rechecks + 1 : 0;
+  if (!checked) return { round: 1, rechecks: 0 };
+  const sameBase = checked.base !== null && checked.base === base;
+  return sameBase ? { round: Math.max(1, checked.rounds), rechecks: checked.rechecks + 1 } : { round: checked.rounds + 1, rechecks: 0 };
 }
 
 function isBatch(b: unknown): b is CheckedBatch {

@@ -11,7 +11,7 @@
 import { coerceError } from '../core/errors.js';
 import { MERGE_CONFLICT_PREFIX } from '../core/mergeConflictWays.js';
 import type { Task } from '../core/types.js';
-import { checkRound, mergeChecked, recheckCount } from '../core/reviewed.js';
+import { mergeChecked, nextCheck } from '../core/reviewed.js';
 import { oneAtATime } from '../lib/oneAtATime.js';
 import type { TransitionFields } from '../store/ops/transitionTask.js';
 import { MAX_CHECK_ROUNDS, MAX_SAME_BASE_CHECKS, movedTooOften, recheckedTooOften } from './mergeQueue.js';
@@ -69,18 +69,19 @@ export class ConflictRuns {
   /**
    * A car must have the checks run on its merge with main (`head`) first (mergeQueue.ts): its merge check starts now, or
    * once a slot is free; or, when main moved under each of the last MAX_CHECK_ROUNDS checks, a person is asked. A batch
-   * checked again on the same main (a rider retried, cancelled or moved: mergeBatch.ts) is no new round (checkRound).
+   * checked again on the same main (a rider retried, cancelled or moved: mergeBatch.ts) is no new round (nextCheck).
    */
   openCheck(task: Task, head: string): Promise<void> {
     return this.inTurn(task.projectId, async () => {
       try {
         const checked = mergeChecked(task);
-        if (checked && checkRound(task, head) > MAX_CHECK_ROUNDS) {
+        const next = nextCheck(task, head);
+        if (checked && next.round > MAX_CHECK_ROUNDS) {
           // Counted afresh after the person's retry: the rounds start over.
           const result = { ...(task.result ?? {}), mergeChecked: { ...(task.result?.mergeChecked as object), rounds: 0 } };
           return await this.opts.toAttention(task, movedTooOften(task, await this.opts.baseOf(task), checked.rounds), { result });
         }
-        if (checked && recheckCount(task, head) >= MAX_SAME_BASE_CHECKS) {
+        if (checked && next.rechecks >= MAX_SAME_BASE_CHECKS) {
           const result = { ...(task.result ?? {}), mergeChecked: { ...(task.result?.mergeChecked as object), rounds: 0, rechecks: 0 } };
           return await this.opts.toAttention(task, recheckedTooOften(task, await this.opts.baseOf(task), checked.rechecks + 1), { result });
         }

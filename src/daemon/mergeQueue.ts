@@ -19,7 +19,7 @@
  * No checks configured, `ff-only` (a conflict run brings main in, and runs the checks), or a fast-forward: nothing
  * changes, no run, no cost.
  */
-import { checkRound, mergeChecked } from '../core/reviewed.js';
+import { mergeChecked, nextCheck } from '../core/reviewed.js';
 import type { Task } from '../core/types.js';
 import { isAncestor } from '../git/merge.js';
 import type { Car, CarOutcome } from './mergeTrain.js';
@@ -28,7 +28,7 @@ import type { Car, CarOutcome } from './mergeTrain.js';
 export const MAX_CHECK_ROUNDS = 3;
 /**
  * Checks of a batch on the same main that did not land (a change in it retried, cancelled or moved meanwhile) before a
- * person is asked: no round (checkRound), but not endless either.
+ * person is asked: no round (core/reviewed.ts nextCheck), but not endless either.
  */
 export const MAX_SAME_BASE_CHECKS = 3;
 
@@ -59,7 +59,7 @@ export function inQueueOrder(due: Task[], checking: boolean): Task[] {
  * It names the riders checked together with the car (mergeBatch.ts): the check run's job reads them from it (ridersOf).
  */
 export function checkEvent(o: Extract<CarOutcome, { kind: 'check' }>, owner: string) {
-  const round = checkRound(o.car.task, o.head);
+  const { round } = nextCheck(o.car.task, o.head);
   return { projectId: o.car.task.projectId, taskId: o.car.task.id, type: 'merge.check', payload: { branch: o.car.branch, tip: o.car.tip, base: o.head, round, maxRounds: MAX_CHECK_ROUNDS, owner, riders: o.riders } };
 }
 

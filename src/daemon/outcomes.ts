@@ -14,7 +14,7 @@
  */
 import { MaestroError } from '../core/errors.js';
 import { MERGE_CONFLICT_PREFIX } from '../core/mergeConflictWays.js';
-import { approvedCommit, checkRound, mergeChecked, recheckCount, type CheckedBatch } from '../core/reviewed.js';
+import { approvedCommit, mergeChecked, nextCheck, type CheckedBatch } from '../core/reviewed.js';
 import type { TaskStatus } from '../core/status.js';
 import type { Priority, Run, Task } from '../core/types.js';
 import type { ErrorRecord, ResultRecord } from '../executor/protocol/outbox.js';
@@ -111,7 +111,7 @@ export function moveForResult(run: Run, task: Task, record: ResultRecord): Move 
       if (data.conflict === true || typeof data.commitSha !== 'string') return undone ? { to: null, fields: { result: undone } } : { to: null };
       // The task stays merging on its approval, the checked commit now the one that may land (core/reviewed.ts).
       const base = typeof data.baseSha === 'string' ? data.baseSha : null;
-      const [rounds, rechecks] = [checkRound(task, base), recheckCount(task, base)];
+      const { round: rounds, rechecks } = nextCheck(task, base);
       const approved = approvedCommit(task);
       const batch = checkedBatch(task, data);
       return { to: null, fields: { result: { ...(task.result ?? {}), mergeChecked: { approved, commitSha: data.commitSha, rounds, rechecks, baseSha: data.baseSha, checks: data.checks, ...(batch ? { batch } : {}) } } } };
