@@ -86,17 +86,20 @@ export function sessionWrite(root: WorkflowRoot, doc: SessionDoc): FileWrite {
 }
 
 export function createSession(root: WorkflowRoot, sid: string, objective = ''): { session: SessionDoc; created: boolean } {
-  sessionDir(root, sid); // the id is a path segment
-  // Before the lock and the first folder: a session folder a link sends out of the repository gets nothing.
-  assertSessionInside(root, sid);
+  sessionToCreate(root, sid);
   return storeLock(root, () => writtenNow(sessionCreation(root, sid, objective)));
 }
 
 /** createSession for the daemon's run start (bridge.ts): session.json's fsyncs awaited off the event loop, the store's lock held. */
 export async function createSessionOffLoop(root: WorkflowRoot, sid: string, objective = ''): Promise<{ session: SessionDoc; created: boolean }> {
+  sessionToCreate(root, sid);
+  return withCorpusLockAsync([storeLockTarget(root)], () => writtenOffLoop(sessionCreation(root, sid, objective)));
+}
+
+/** createSession's checks before the lock and the first folder: the id is a path segment, and a session folder a link sends out of the repository gets nothing. */
+function sessionToCreate(root: WorkflowRoot, sid: string): void {
   sessionDir(root, sid);
   assertSessionInside(root, sid);
-  return withCorpusLockAsync([storeLockTarget(root)], () => writtenOffLoop(sessionCreation(root, sid, objective)));
 }
 
 /** Under the store's lock: the session's folder, then its session.json, yielded to be written; the session there already, else. */
