@@ -32,6 +32,20 @@ describe('maestro project add --provider / project config', () => {
       const withCommand = await cliJson<{ project: Project }>(['project', 'add', other, '--name', 'cmd', '--provider', 'command', '--command', 'node "/opt/my agent.mjs" --model {model} {prompt}', ...url]);
       expect(withCommand.body.project.config.provider).toEqual({ kind: 'command', command: ['node', '/opt/my agent.mjs', '--model', '{model}', '{prompt}'], promptVia: 'arg' });
 
+      // The prompt inside a shell's script would run as commands (a quote in a task title broke it, a $(…) ran):
+      // refused where it is saved, nothing registered, with the form that passes it as data.
+      const inScript = await cli(['project', 'add', gitRepo(), '--name', 'shelled', '--provider', 'command', '--command', `sh -c 'my-agent --fast {prompt}'`, ...url]);
+      expect(inScript.code).toBe(2);
+      expect(inScript.stderr).toContain(`provider.command.2: {prompt} is inside the script "my-agent --fast {prompt}" that sh runs as code`);
+      expect(inScript.stderr).toContain(`["sh","-c","my-agent \\"$1\\"","sh","{prompt}"]`);
+      expect((await d.store.projects.list()).map((p) => p.name)).toEqual(['cmd']);
+      const asData = await cliJson<{ project: Project }>(['project', 'add', gitRepo(), '--name', 'shelled', '--provider', 'command', '--command', `sh -c 'my-agent --fast "$1"' sh {prompt}`, ...url]);
+      expect(asData.body.project.config.provider).toEqual({ kind: 'command', command: ['sh', '-c', 'my-agent --fast "$1"', 'sh', '{prompt}'], promptVia: 'arg' });
+      const setInScript = await cli(['project', 'config', 'set', 'provider.kind', 'command', 'provider.command', '["env","A=1","bash","-lc","agent {prompt}"]', '--project', 'shelled', ...url]);
+      expect(setInScript.code).toBe(2);
+      expect(setInScript.stderr).toContain('provider.command.4: {prompt} is inside the script "agent {prompt}" that bash runs as code');
+      expect((await d.store.projects.get('shelled')).config.provider).toEqual(asData.body.project.config.provider);
+
       expect((await cli(['project', 'add', repo, '--name', 'bare', ...url])).code).toBe(0);
       const project = ['--project', 'bare'];
       if (!hasClaudeCredentials(process.env)) {

@@ -11,6 +11,7 @@ import { COMPLEXITIES, RUN_KINDS } from '../../core/types.js';
 import { MAX_TIMER_MESSAGE, MAX_TIMER_MS } from '../../core/timers.js';
 import { readJsonFile, writeJsonAtomic, writeJsonAtomicOffLoop } from './files.js';
 import { CLI_TOOL_KINDS, type CliToolKind } from '../../agents/cli/tools.js';
+import { promptInScript, promptInScriptSaid } from './promptInScript.js';
 
 export const JOB_FILE = 'job.json';
 export const JOB_SCHEMA_VERSION = 1;
@@ -97,7 +98,11 @@ export const providerConfigSchema = z.discriminatedUnion('kind', [
     command: z.array(z.string().min(1), { error: 'the agent\'s argv as a list, such as ["my-agent","{prompt}"] (it is never run through a shell)' }).min(1),
     promptVia: z.enum(['stdin', 'arg']).default('stdin'),
     env: z.record(z.string(), z.string()).optional(),
-  }).strict(),
+  }).strict().superRefine((p, ctx) => {
+    // Checked where a provider is saved, and again where a job is read: one stored before this check fails its run, saying why.
+    const found = promptInScript(p.command);
+    if (found) ctx.addIssue({ code: 'custom', path: ['command', found.at], message: promptInScriptSaid(p.command, found) });
+  }),
   z.object({
     kind: z.literal('claude'),
     /** Path to the Claude Code executable; the SDK's bundled one when absent. */
