@@ -15,7 +15,9 @@
  *   - the worktree's `.git` file is read-only, so the agent cannot point the worker's own git
  *     (which runs outside, in that worktree) at a repository of its making, with its hooks;
  *   - a new session: no TIOCSTI into the terminal the daemon was started from.
- * The network is shared: the agent talks to its model, and the daemon's API still wants the token.
+ * The network is the host's ("shared", the default: the agent talks to its model, and the daemon's API still wants
+ * the token), or a namespace of its own that reaches out only through a proxy that refuses the host's loopback, private
+ * networks and the cloud metadata endpoint ("proxied"), or nothing ("none"): sandboxNet/relay.ts.
  *
  * Without a sandbox an agent runs as the user, as it always has (README: "What it does not protect against").
  */
@@ -24,6 +26,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileS
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, extname, isAbsolute, join, resolve, sep } from 'node:path';
 import { maestroCodeRoots } from './processes.js';
+import { EXEC_SCRIPT, networkSetup, RELAY_SCRIPT, type SandboxNetwork } from './sandboxNet/relay.js';
 
 export interface SandboxSpec {
   kind: 'bwrap';
@@ -38,6 +41,8 @@ export interface SandboxSpec {
    * (app/agentSandbox.ts): a worker told so starts no probe of its own. Absent: the process asks once (socketScopeOf).
    */
   sockets?: SocketScope;
+  /** Its network (sandboxNet/relay.ts); absent: the host's, shared. */
+  network?: SandboxNetwork;
 }
 
 /** Scoped (socketScopeProblem found none), or not, and why. */
@@ -112,17 +117,21 @@ function scratchCaches(spec: SandboxSpec): string[] {
 export function sandboxed(sandbox: RunSandbox | null | undefined, cwd: string, file: string, args: readonly string[]): { file: string; args: string[] } {
   if (!sandbox) return { file, args: [...args] };
   const { scoped } = socketScopeOf(sandbox.spec);
+  const net = networkSetup(sandbox.spec.network);
+  // Perl scopes the abstract sockets, runs the network relay, or both, then the command.
+  const script = [...(scoped ? [SCOPE_SCRIPT] : []), net.relayArgs ? RELAY_SCRIPT : EXEC_SCRIPT].join(' ');
+  const perl = scoped || net.relayArgs ? [PERL, '-e', script, ...(net.relayArgs ?? [])] : [];
   // PERL_BADLANG=0: no warning from perl on every run where the locale named is not installed.
-  const quiet = scoped ? ['--setenv', 'PERL_BADLANG', '0'] : [];
-  return { file: 'bwrap', args: [...bwrapArgs(sandbox.spec, sandbox.worktree, cwd, sandbox.runFolder), ...quiet, '--', ...(scoped ? [PERL, '-e', SCOPE_SCRIPT] : []), file, ...args] };
+  const quiet = perl.length ? ['--setenv', 'PERL_BADLANG', '0'] : [];
+  return { file: 'bwrap', args: [...bwrapArgs(sandbox.spec, sandbox.worktree, cwd, sandbox.runFolder), ...net.bwrap, ...quiet, '--', ...perl, file, ...args] };
 }
 
 const PERL = '/usr/bin/perl';
 
 /**
  * Run first inside the sandbox, it puts itself and what it starts in a Landlock domain scoped for abstract Unix
- * sockets and signals (Linux 6.12+, ABI 6), then runs the command. The network namespace is shared (the agent talks
- * to its model), and with it the abstract sockets: an X11 display's (`@/tmp/.X11-unix/X0`, a keyboard into every
+ * sockets and signals (Linux 6.12+, ABI 6); the command follows (EXEC_SCRIPT, or the network relay's RELAY_SCRIPT,
+ * sandboxNet/relay.ts). A shared network namespace shares the abstract sockets: an X11 display's (`@/tmp/.X11-unix/X0`, a keyboard into every
  * window of the person's session), an older D-Bus session bus's. In the domain those made outside refuse to connect
  * (EPERM); what the run makes and connects to itself works. Perl because it is there on every Linux that has git,
  * and its `syscall` reaches Landlock; the numbers are the same on every architecture (asm-generic). bwrap has set
@@ -133,7 +142,6 @@ const SCOPE_SCRIPT = [
   'my $fd = syscall(444, $attr, length $attr, 0);', // landlock_create_ruleset
   'if ($fd < 0) { print STDERR "maestro sandbox: landlock_create_ruleset: $!\\n"; exit 1 }',
   'if (syscall(446, $fd, 0) != 0) { print STDERR "maestro sandbox: landlock_restrict_self: $!\\n"; exit 1 }',
-  'exec { $ARGV[0] } @ARGV or do { print STDERR "maestro sandbox: execvp $ARGV[0]: $!\\n"; exit 1 };',
 ].join(' ');
 
 let scopeProblem: string | null | undefined;
@@ -145,7 +153,7 @@ let scopeProblem: string | null | undefined;
 export function socketScopeProblem(env?: NodeJS.ProcessEnv): string | null {
   if (scopeProblem !== undefined) return scopeProblem;
   if (!existsSync(PERL)) return (scopeProblem = `${PERL} is not there to scope them (install perl)`);
-  const probe = spawnSync('bwrap', [...bwrapArgs({ kind: 'bwrap', hide: [], readOnly: [], writable: [] }, null, dirname(PERL)), '--setenv', 'PERL_BADLANG', '0', '--', PERL, '-e', SCOPE_SCRIPT, 'true'], { env, encoding: 'utf8', timeout: 30_000 });
+  const probe = spawnSync('bwrap', [...bwrapArgs({ kind: 'bwrap', hide: [], readOnly: [], writable: [] }, null, dirname(PERL)), '--setenv', 'PERL_BADLANG', '0', '--', PERL, '-e', `${SCOPE_SCRIPT} ${EXEC_SCRIPT}`, 'true'], { env, encoding: 'utf8', timeout: 30_000 });
   if (!probe.error && probe.status === 0) return (scopeProblem = null);
   const why = (probe.stderr || probe.error?.message || `exit ${probe.status}`).trim();
   return (scopeProblem = `this kernel cannot scope them with Landlock (Linux 6.12 or later can): ${why}`);
