@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sandboxSpecFor } from '../daemon/jobs.js';
 import { resolveConfig } from './config.js';
 
 const homes: string[] = [];
@@ -124,6 +125,26 @@ describe('agentSandbox', () => {
     const c = resolveConfig({ home: home({ agentSandbox: { kind: 'bwrap', hide: ['~/work/secrets', '/srv/keys'], writable: ['~/.cache/pip'] } }) }, { HOME: '/home/ada' }).agentSandbox!;
     expect(c.hide).toEqual(expect.arrayContaining(['/home/ada/.ssh', '/home/ada/work/secrets', '/srv/keys']));
     expect(c.writable).toEqual(['/home/ada/.cache/pip']);
+  });
+
+  it('network: the host\'s by default ("shared"), else "proxied" with its allow list or "none"; in every spec the daemon hands on', () => {
+    expect(resolveConfig({ home: home() }, {}).agentSandbox!.network).toBeUndefined();
+    expect(resolveConfig({ home: home({ agentSandbox: { kind: 'auto', network: 'shared' } }) }, {}).agentSandbox!.network).toBeUndefined();
+    const proxied = resolveConfig({ home: home({ agentSandbox: { kind: 'auto', network: 'proxied', allow: ['registry.internal:8443', '10.0.0.5:11434', '[fd00::5]:80'] } }) }, {});
+    expect(proxied.agentSandbox!.network).toEqual({ mode: 'proxied', allow: ['registry.internal:8443', '10.0.0.5:11434', '[fd00::5]:80'] });
+    expect(sandboxSpecFor(proxied, '/srv/repo')!.network).toEqual({ mode: 'proxied', allow: ['registry.internal:8443', '10.0.0.5:11434', '[fd00::5]:80'] });
+    expect(resolveConfig({ home: home({ agentSandbox: { kind: 'bwrap', network: 'none' } }) }, {}).agentSandbox!.network).toEqual({ mode: 'none', allow: [] });
+  });
+
+  it('refuses a network mode it does not know and an allow entry that is not host:port, naming the file and the key; nothing starts', () => {
+    const open = home({ agentSandbox: { kind: 'auto', network: 'open' } });
+    expect(() => resolveConfig({ home: open }, {})).toThrow(`${join(open, 'config.json')}: agentSandbox: network: Invalid option: expected one of "shared"|"proxied"|"none"`);
+    for (const [entry, why] of [['nohost', '"nohost" must be host:port'], ['h:99999', '"h:99999" must be host:port'], ['h:0', '"h:0" must be host:port'], ['http://h:80', '"http://h:80" must be host:port']]) {
+      const h = home({ agentSandbox: { kind: 'auto', network: 'proxied', allow: [entry] } });
+      expect(() => resolveConfig({ home: h }, {})).toThrow(`${join(h, 'config.json')} agentSandbox.allow: ${why} (a host name or IP address, a port from 1 to 65535), like "registry.internal:8443".`);
+    }
+    const shared = home({ agentSandbox: { kind: 'auto', allow: ['h:443'] } });
+    expect(() => resolveConfig({ home: shared }, {})).toThrow(`${join(shared, 'config.json')} agentSandbox.allow: the proxy lets these through, and only "network": "proxied" has one (network is "shared").`);
   });
 
   it('refuses a kind it does not know, a relative path and a ~/ without HOME, naming where', () => {

@@ -6,6 +6,12 @@
  *   "agentSandbox": "bwrap"    the sandbox or no daemon: it refuses to start where bwrap cannot work
  *   "agentSandbox": "off"      agents run as the user, by choice
  *   "agentSandbox": { "kind": "bwrap", "hide": ["~/.config/gcloud"], "writable": ["~/.cache/pip"] }
+ *   "agentSandbox": { "kind": "auto", "network": "proxied", "allow": ["registry.internal:8443"] }
+ *
+ * `network` (src/lib/sandboxNet/relay.ts): "shared" (the default: the host's network), "proxied" (a network of its
+ * own that reaches out only through Maestro's proxy: public addresses on 443 and 80, and the "host:port" entries of
+ * `allow` whatever they resolve to; never the host's loopback, private networks or the cloud metadata endpoint), or
+ * "none" (its own loopback only).
  *
  * What the sandbox does is src/lib/sandbox.ts. Here: which of the user's folders it hides besides the
  * Maestro home (credentials an agent has no use for), and which the config leaves writable to every
@@ -16,6 +22,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { holds } from '../lib/paths.js';
 import type { SocketScope } from '../lib/sandbox.js';
+import type { SandboxNetwork } from '../lib/sandboxNet/relay.js';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
 
@@ -47,8 +54,20 @@ export const SANDBOX_HIDDEN_SYSTEM = ['/run/user', '/run/docker.sock', '/var/run
 const kind = z.enum(['auto', 'bwrap', 'off']);
 export const agentSandboxSchema = z.union([
   kind,
-  z.object({ kind, hide: z.array(z.string().min(1)).optional(), writable: z.array(z.string().min(1)).optional() }).strict(),
-]);
+  z.object({
+    kind,
+    hide: z.array(z.string().min(1)).optional(),
+    writable: z.array(z.string().min(1)).optional(),
+    network: z.enum(['shared', 'proxied', 'none']).optional(),
+    allow: z.array(z.string().min(1)).optional(),
+  }).strict(),
+], {
+  // An object's own problems, each with its key (`network: Invalid option…`), not the union's "Invalid input".
+  error: (issue) => {
+    if (issue.code !== 'invalid_union' || typeof issue.input !== 'object' || issue.input === null) return undefined;
+    return issue.errors[1]?.map((i) => `${i.path.join('.') || '(object)'}: ${i.message}`).join('; ');
+  },
+});
 
 export interface AgentSandboxConfig {
   kind: 'bwrap';
@@ -57,6 +76,8 @@ export interface AgentSandboxConfig {
   /** Absolute paths, the defaults included. */
   hide: string[];
   writable: string[];
+  /** What its processes reach of the network: the internet through Maestro's proxy ("proxied"), nothing ("none"); absent: the host's network ("shared"). */
+  network?: SandboxNetwork;
   /** Whether its abstract sockets are scoped here, once the daemon has asked at start (app/agentSandbox.ts); every spec made from this carries it. */
   sockets?: SocketScope;
 }
@@ -76,12 +97,26 @@ export function resolveAgentSandbox(file: z.infer<typeof agentSandboxSchema> | u
   if (fromEnv && !kind.safeParse(fromEnv).success) {
     throw new MaestroError('CONFIG_INVALID', `MAESTRO_AGENT_SANDBOX must be auto, bwrap or off, got ${JSON.stringify(env.MAESTRO_AGENT_SANDBOX)}.`);
   }
-  const lists: { hide?: string[]; writable?: string[] } = typeof file === 'object' ? file : {};
+  const lists: { hide?: string[]; writable?: string[]; network?: SandboxNetwork['mode']; allow?: string[] } = typeof file === 'object' ? file : {};
   const chosen = fromEnv || (typeof file === 'object' ? file.kind : file) || 'auto';
   if (chosen === 'off') return null;
   // The defaults are all under HOME: without one there is nothing of them to hide or leave writable.
   const paths = (defaults: string[], extra: string[] | undefined, field: string) => [...(env.HOME ? defaults : []), ...(extra ?? [])].map((p) => expand(p, env.HOME, `${where}.${field}`));
-  return { kind: 'bwrap', required: chosen === 'bwrap', hide: [...SANDBOX_HIDDEN_SYSTEM, ...paths(SANDBOX_HIDDEN, lists.hide, 'hide')], writable: paths([], lists.writable, 'writable') };
+  const mode = lists.network ?? 'shared';
+  const allow = allowList(lists.allow ?? [], mode, `${where}.allow`);
+  const network = mode === 'shared' ? {} : { network: { mode, allow } };
+  return { kind: 'bwrap', required: chosen === 'bwrap', hide: [...SANDBOX_HIDDEN_SYSTEM, ...paths(SANDBOX_HIDDEN, lists.hide, 'hide')], writable: paths([], lists.writable, 'writable'), ...network };
+}
+
+/** `allow`'s entries, each "host:port" (a name, an IPv4 address or a bracketed IPv6 one; a port 1 to 65535). */
+function allowList(allow: string[], mode: SandboxNetwork['mode'], where: string): string[] {
+  if (allow.length && mode !== 'proxied') throw new MaestroError('CONFIG_INVALID', `${where}: the proxy lets these through, and only "network": "proxied" has one (network is "${mode}").`);
+  for (const entry of allow) {
+    const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/.exec(entry);
+    const port = m ? Number(m[2]) : 0;
+    if (!m || port < 1 || port > 65535) throw new MaestroError('CONFIG_INVALID', `${where}: "${entry}" must be host:port (a host name or IP address, a port from 1 to 65535), like "registry.internal:8443".`);
+  }
+  return allow;
 }
 
 /**

@@ -136,7 +136,7 @@ export function sandboxSpecFor(config: Pick<MaestroConfig, 'home' | 'agentSandbo
   // Not a folder that holds this one (a monorepo registered beside its parts) or the user's home (where the
   // tools and their state live): hiding it would take the run's own ground away.
   const hidden = others.filter((o) => !holds(o, folder) && !holds(o, homedir()));
-  return { kind: 'bwrap', hide: [config.home, ...s.hide, ...hidden], readOnly: [folder], writable: s.writable, ...(s.sockets ? { sockets: s.sockets } : {}) };
+  return { kind: 'bwrap', hide: [config.home, ...s.hide, ...hidden], readOnly: [folder], writable: s.writable, ...(s.sockets ? { sockets: s.sockets } : {}), ...(s.network ? { network: s.network } : {}) };
 }
 
 /**

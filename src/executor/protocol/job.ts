@@ -207,6 +207,8 @@ export const jobSchema = z.object({
       z.object({ scoped: z.literal(true) }).strict(),
       z.object({ scoped: z.literal(false), reason: z.string().min(1) }).strict(),
     ]).optional(),
+    /** Its network (lib/sandboxNet/relay.ts); absent, the host's. */
+    network: z.object({ mode: z.enum(['shared', 'proxied', 'none']), allow: z.array(z.string().min(1)) }).strict().optional(),
   }).strict().nullable().default(null),
 }).strict().transform((job) => ({ ...job, model: { ...job.model, tier: job.model.tier ?? job.task.complexity } }));
 
