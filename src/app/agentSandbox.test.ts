@@ -1,5 +1,5 @@
 /** The sandbox a daemon settles on at start: asked for by name, left to it ("auto"), or off. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -45,14 +45,25 @@ describe('settling the agent sandbox at daemon start', () => {
     expect(settled.agentSandbox).toMatchObject({ kind: 'bwrap', required: false, sockets: answer });
     // A run's job, a hook's and the observer's agent carry it: no worker probes again (test/executor/socketScopeGiven.test.ts).
     expect(sandboxSpecFor(settled, root)?.sockets).toEqual(answer);
-    expect(state).toEqual({ kind: 'bwrap', reason: null, unintended: false, sockets });
-    if (sockets === null) expect(announceAgentSandbox(state)).toEqual({ words: 'agents in the bwrap sandbox', warning: null });
+    expect(state).toEqual({ kind: 'bwrap', reason: null, unintended: false, sockets, network: 'shared' });
+    if (sockets === null) expect(announceAgentSandbox(state)).toEqual({ words: 'agents in the bwrap sandbox (network: shared)', warning: null });
     else console.warn(`\n*** SKIPPED in agentSandbox.test.ts: the start line without a warning (this kernel scopes no abstract sockets: ${sockets}); the warning's own case below still runs ***\n`);
+  });
+
+  it.skipIf(unusable)('the network mode config.json chose is what the start line, the health answer and doctor say', async () => {
+    const home = join(root, 'home-proxied');
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ agentSandbox: { kind: 'auto', network: 'proxied', allow: ['registry.internal:8443'] } }));
+    const { config: settled, state } = settleAgentSandbox(resolveConfig({ home }, {}), process.env);
+    expect(state.network).toBe('proxied');
+    expect(sandboxSpecFor(settled, root)?.network).toEqual({ mode: 'proxied', allow: ['registry.internal:8443'] });
+    expect(announceAgentSandbox(state).words).toBe('agents in the bwrap sandbox (network: proxied)');
+    expect(settleAgentSandbox(config('bwrap'), process.env).state.network).toBe('shared');
   });
 
   it('in a sandbox whose abstract sockets this kernel cannot scope, the start line warns and says why', () => {
     const said = announceAgentSandbox({ kind: 'bwrap', reason: null, unintended: false, sockets: 'this kernel cannot scope them with Landlock (Linux 6.12 or later can): EINVAL' });
-    expect(said.words).toBe('agents in the bwrap sandbox');
+    expect(said.words).toBe('agents in the bwrap sandbox (network: shared)');
     expect(said.warning).toBe("agents in the sandbox can reach abstract sockets made outside it (an X11 display's, which types into your windows): this kernel cannot scope them with Landlock (Linux 6.12 or later can): EINVAL");
   });
 });

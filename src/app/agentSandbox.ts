@@ -9,7 +9,7 @@
 import type { MaestroConfig } from '../config/config.js';
 import { MaestroError } from '../core/errors.js';
 import { sandboxSpecFor } from '../daemon/jobs.js';
-import { socketsWarning } from '../core/daemonText.js';
+import { networkSaid, socketsWarning } from '../core/daemonText.js';
 import { sandboxProblem, socketScopeOf } from '../lib/sandbox.js';
 import type { ObserverConfig } from '../observer/config.js';
 
@@ -22,6 +22,8 @@ export interface AgentSandboxState {
   unintended: boolean;
   /** In the sandbox, why abstract sockets made outside it (an X11 display's) stay reachable; null: they do not. */
   sockets?: string | null;
+  /** In the sandbox, its network (agentSandbox.network): the host's, through Maestro's proxy, or none. */
+  network?: 'shared' | 'proxied' | 'none';
 }
 
 export const SANDBOX_OFF_BY_CHOICE = 'agentSandbox is "off" (config.json or MAESTRO_AGENT_SANDBOX)';
@@ -33,7 +35,7 @@ export function settleAgentSandbox(config: MaestroConfig, env: NodeJS.ProcessEnv
   if (!problem) {
     // Asked once here; the answer travels in every sandbox spec (daemon/jobs.ts sandboxSpecFor), so no worker asks again.
     const sockets = socketScopeOf({ kind: 'bwrap', hide: [], readOnly: [], writable: [] }, env);
-    return { config: { ...config, agentSandbox: { ...config.agentSandbox, sockets } }, state: { kind: 'bwrap', reason: null, unintended: false, sockets: sockets.scoped ? null : sockets.reason } };
+    return { config: { ...config, agentSandbox: { ...config.agentSandbox, sockets } }, state: { kind: 'bwrap', reason: null, unintended: false, sockets: sockets.scoped ? null : sockets.reason, network: config.agentSandbox.network?.mode ?? 'shared' } };
   }
   // Asked for by name: agents never run without it.
   if (config.agentSandbox.required) throw new MaestroError('CONFIG_INVALID', `agentSandbox is "bwrap", but ${problem}; or set agentSandbox to "off".`);
@@ -43,7 +45,7 @@ export function settleAgentSandbox(config: MaestroConfig, env: NodeJS.ProcessEnv
 
 /** The daemon's start line's word on its agents, and a warning line when they run unsandboxed without having been told to. */
 export function announceAgentSandbox(state: AgentSandboxState): { words: string; warning: string | null } {
-  if (state.kind === 'bwrap') return { words: 'agents in the bwrap sandbox', warning: state.sockets ? socketsWarning(state.sockets) : null };
+  if (state.kind === 'bwrap') return { words: `agents in the bwrap sandbox (${networkSaid(state.network).split(' (')[0]})`, warning: state.sockets ? socketsWarning(state.sockets) : null };
   const warning = state.unintended ? `agents run as you, unsandboxed, so an agent can read what you can (the daemon's token too): ${state.reason}` : null;
   return { words: 'agents run as you, unsandboxed', warning };
 }

@@ -187,7 +187,7 @@ export async function startDaemon(given: MaestroConfig, options: DaemonOptions =
     cleanups.push(writeHomeDaemonUrl(config.home, /^(0\.0\.0\.0|::|\[::\])$/.test(config.host) ? `http://127.0.0.1:${port}` : url));
     const boardUrl = token ? `${url}/?token=${encodeURIComponent(token)}` : `${url}/`;
     const said = announceAgentSandbox(sandbox);
-    log.info({ url, home: config.home, database: db.name, agentSandbox: sandbox.kind }, 'daemon started');
+    log.info({ url, home: config.home, database: db.name, agentSandbox: sandbox.kind, ...(sandbox.network ? { agentSandboxNetwork: sandbox.network } : {}) }, 'daemon started');
     if (said.warning) log.warn(said.warning);
     if (options.announce) process.stderr.write(`maestro: daemon${terminalName(config) ? ` ${terminalName(config)}` : ''} on ${url} (data in ${config.home}; ${said.words})\n${said.warning ? `maestro: ${said.warning}\n` : ''}`);
     await createDemoIfEmpty(config, options, store, log);

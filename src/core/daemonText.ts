@@ -12,6 +12,20 @@ export function settingText(key: keyof DaemonSettings, value: DaemonSettings[key
 /** Below this a daemon's clock and the database's agree as far as the listing's whole seconds go: not said. */
 export const CLOCK_SKEW_WORTH_SAYING_MS = 2_000;
 
+/** A sandbox's network mode (agentSandbox.network) as the start line, doctor and the board say it. */
+export function networkSaid(mode: 'shared' | 'proxied' | 'none' | undefined): string {
+  switch (mode ?? 'shared') {
+    case 'shared':
+      return "network: shared (the host's, its loopback and private networks too)";
+    case 'proxied':
+      return "network: proxied (public hosts on ports 443 and 80 through Maestro's proxy, and agentSandbox.allow)";
+    case 'none':
+      return 'network: none (its own loopback only)';
+    default:
+      return `network: ${String(mode)}`;
+  }
+}
+
 /** What a sandbox without its abstract sockets scoped leaves open, and why. */
 export function socketsWarning(why: string): string {
   return `agents in the sandbox can reach abstract sockets made outside it (an X11 display's, which types into your windows): ${why}`;

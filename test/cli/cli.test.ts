@@ -135,7 +135,7 @@ describe('maestro CLI without a daemon', () => {
     // Without bubblewrap (a developer machine; never CI) the sandbox line warns, as the next test shows.
     expect(withKey.body.checks.filter((c) => c.status !== 'ok').map((c) => c.name)).toEqual(bwrapUnusable() ? ['agent sandbox'] : []);
     expect(withKey.body.checks.map((c) => c.name)).toEqual(expect.arrayContaining(['home', 'database', 'agent sandbox']));
-    if (!bwrapUnusable()) expect(withKey.body.checks).toContainEqual({ name: 'agent sandbox', status: 'ok', detail: 'agents and checks run in the bwrap sandbox' });
+    if (!bwrapUnusable()) expect(withKey.body.checks).toContainEqual({ name: 'agent sandbox', status: 'ok', detail: "agents and checks run in the bwrap sandbox, network: shared (the host's, its loopback and private networks too)" });
   });
 
   it('doctor says whether agents would run in the sandbox, and why not', async () => {

@@ -34,6 +34,7 @@ export const agentSandboxState = z
     reason: z.string().nullable().describe('why agents run unsandboxed, with what to do about it; null in the sandbox'),
     unintended: z.boolean().describe('off without having been asked to be (agentSandbox "auto" found no working bwrap)'),
     sockets: z.string().nullable().optional().describe('in the sandbox: why abstract sockets made outside it (an X11 display\'s) stay reachable, null when they do not'),
+    network: z.enum(['shared', 'proxied', 'none']).optional().describe('in the sandbox: its network (agentSandbox.network): the host\'s, through Maestro\'s proxy, or none'),
   })
   .describe('how this daemon runs agents');
 export const healthResponse = z.strictObject({

@@ -108,11 +108,11 @@ async function checkDatabaseLogin(config: MaestroConfig, env: NodeJS.ProcessEnv)
 
 /** Whether a daemon started here runs agents in the sandbox: a warning when it would not and nobody said so, a failure when it would not start. */
 async function checkAgentSandbox(config: MaestroConfig, env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
-  const [{ settleAgentSandbox }, { socketsWarning }] = await Promise.all([import('../../app/agentSandbox.js'), import('../../core/daemonText.js')]);
+  const [{ settleAgentSandbox }, { networkSaid, socketsWarning }] = await Promise.all([import('../../app/agentSandbox.js'), import('../../core/daemonText.js')]);
   try {
     const { state } = settleAgentSandbox(config, env);
-    if (state.kind === 'bwrap' && state.sockets) return { name: 'agent sandbox', status: 'warn', detail: `agents and checks run in the bwrap sandbox, but ${socketsWarning(state.sockets)}` };
-    if (state.kind === 'bwrap') return { name: 'agent sandbox', status: 'ok', detail: 'agents and checks run in the bwrap sandbox' };
+    if (state.kind === 'bwrap' && state.sockets) return { name: 'agent sandbox', status: 'warn', detail: `agents and checks run in the bwrap sandbox, ${networkSaid(state.network)}, but ${socketsWarning(state.sockets)}` };
+    if (state.kind === 'bwrap') return { name: 'agent sandbox', status: 'ok', detail: `agents and checks run in the bwrap sandbox, ${networkSaid(state.network)}` };
     return { name: 'agent sandbox', status: state.unintended ? 'warn' : 'ok', detail: `agents and checks run as you, unsandboxed: ${state.reason}` };
   } catch (err) {
     return { name: 'agent sandbox', status: 'fail', detail: (err as Error).message };

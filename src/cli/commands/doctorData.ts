@@ -9,7 +9,7 @@
  */
 import { statfsSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { socketsWarning } from '../../core/daemonText.js';
+import { networkSaid, socketsWarning } from '../../core/daemonText.js';
 import { earlierData, fileSize, sqlitePath } from '../../daemon/homeCheck.js';
 import { redactUrl } from '../../core/redact.js';
 import { inspectSqliteFile } from '../../store/sqliteFaults.js';
@@ -116,7 +116,7 @@ export function checkWal(database: string): DoctorCheck | null {
 interface HealthBody {
   ok?: boolean;
   conditions?: { code: string; message: string }[];
-  agentSandbox?: { kind: string; reason: string | null; unintended: boolean; sockets?: string | null };
+  agentSandbox?: { kind: string; reason: string | null; unintended: boolean; sockets?: string | null; network?: 'shared' | 'proxied' | 'none' };
   database?: string;
 }
 
@@ -145,7 +145,7 @@ export async function checkDaemonHealth(client: ApiClient, configured?: string):
   const s = body.agentSandbox;
   if (!s) return health;
   const sandbox: DoctorCheck = s.kind === 'bwrap'
-    ? { name: 'daemon agent sandbox', status: s.sockets ? 'warn' : 'ok', detail: `the daemon at ${client.baseUrl} runs agents and checks in the bwrap sandbox${s.sockets ? `, but ${socketsWarning(s.sockets)}` : ''}` }
+    ? { name: 'daemon agent sandbox', status: s.sockets ? 'warn' : 'ok', detail: `the daemon at ${client.baseUrl} runs agents and checks in the bwrap sandbox, ${networkSaid(s.network)}${s.sockets ? `, but ${socketsWarning(s.sockets)}` : ''}` }
     : { name: 'daemon agent sandbox', status: s.unintended ? 'warn' : 'ok', detail: `the daemon at ${client.baseUrl} runs agents and checks as its user, unsandboxed: ${s.reason}` };
   return [...health, sandbox];
 }
