@@ -54,6 +54,12 @@ describe('Banner', () => {
     await act(() => useHealth.getState().load());
     expect(screen.getByTestId('agent-sandbox').textContent).toBe('Agents sandboxed (!)');
     expect(screen.getByTestId('agent-sandbox').getAttribute('title')).toBe("Agents and checks run in the bwrap sandbox, but they can reach abstract sockets made outside it (an X11 display's, which types into your windows): this kernel cannot scope them with Landlock (Linux 6.12 or later can): EINVAL");
+    // Its network mode, as the daemon settled it from config.json.
+    answer = { ok: true, conditions: [], agentSandbox: { kind: 'bwrap', reason: null, unintended: false, sockets: null, network: 'proxied' } };
+    await act(() => useHealth.getState().load());
+    expect(screen.getByTestId('agent-sandbox').getAttribute('title')).toBe("Agents and checks run in the bwrap sandbox: no daemon token, no daemon process, the repository read-only. Network: only public hosts on ports 443 and 80, through Maestro's proxy, and agentSandbox.allow.");
+    answer = { ok: true, conditions: [], agentSandbox: { kind: 'bwrap', reason: null, unintended: false, sockets: 'EINVAL' } };
+    await act(() => useHealth.getState().load());
     act(() => setLanguage('zh'));
     expect(await screen.findByText('代理已隔离 (!)')).toBeTruthy();
     act(() => setLanguage('en'));

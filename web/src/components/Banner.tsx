@@ -50,8 +50,10 @@ export function Banner() {
   );
 }
 
-/** The sandbox's tooltip: what it keeps from agents, what it leaves open (abstract sockets this kernel cannot scope), or why there is none. */
+/** The sandbox's tooltip: what it keeps from agents, what it leaves open (abstract sockets this kernel cannot scope), its network, or why there is none. */
 function sandboxTitle(sandbox: AgentSandbox, t: TFunction): string {
   if (sandbox.kind === 'off') return t('sandbox.offTitle', { reason: sandbox.reason ?? '' });
-  return sandbox.sockets ? t('sandbox.socketsTitle', { reason: sandbox.sockets }) : t('sandbox.bwrapTitle');
+  const kept = sandbox.sockets ? t('sandbox.socketsTitle', { reason: sandbox.sockets }) : t('sandbox.bwrapTitle');
+  const network = { shared: 'sandbox.networkShared', proxied: 'sandbox.networkProxied', none: 'sandbox.networkNone' } as const;
+  return sandbox.network ? `${kept} ${t(network[sandbox.network])}` : kept;
 }

@@ -4,7 +4,7 @@ export const zh: Dictionary = {
   app: { signInTitle: '此浏览器尚未登录守护进程', signIn: '打开 `maestro serve` 启动时打印的链接（它携带一次令牌，然后让此浏览器登录）。找不到了？在此地址后加上 ?token= 和 $MAESTRO_HOME/token（默认 ~/.maestro/token）中的令牌。', language: '语言', loading: '加载中…', unknownRoute: '没有“{{path}}”这个页面。', backToBoard: '返回看板', loadFailed: '看板的这一部分无法加载（{{message}}）。守护进程可能已停止，或已以新版本重启：待它响应后重新加载。', reload: '重新加载' },
   conn: { unauthorized: '未登录', live: '实时', connecting: '正在连接守护进程…', lost: '无法连接守护进程，正在重连…', reconnected: '已重新连接，看板已刷新' },
   health: { DISK_FULL: '{{path}} 所在的磁盘已满：释放空间之前不会开始新任务。', HOME_READ_ONLY: '{{path}} 是只读的：恢复可写之前不会开始新任务。', PROJECT_FOLDER_MISSING: '项目文件夹 {{path}} 不见了：其已批准的工作在 needs_attention 中等待，直到文件夹恢复（然后重试）。', REMOTE_UNREACHABLE: '共享远程仓库 {{path}} 无响应：其项目的任务将等待它恢复响应。', SCHEMA_NEWER: '更新版本的 Maestro 已升级数据库 {{path}}：在此守护进程也升级之前，不会启动新任务。' },
-  sandbox: { bwrap: '代理已隔离', bwrapTitle: '代理和检查在 bwrap 沙箱中运行：看不到守护进程的令牌和进程，仓库只读。', off: '代理未隔离', offTitle: '代理和检查以启动守护进程的用户身份运行：{{reason}}', socketsTitle: '代理和检查在 bwrap 沙箱中运行，但能连到沙箱外创建的抽象套接字（X11 显示器的套接字，可向你的窗口输入）：{{reason}}' },
+  sandbox: { networkShared: '网络：与主机共享，包括其回环和私有网络。', networkProxied: '网络：仅通过 Maestro 的代理访问 443 和 80 端口上的公共主机，以及 agentSandbox.allow。', networkNone: '网络：无，仅有自己的回环。', bwrap: '代理已隔离', bwrapTitle: '代理和检查在 bwrap 沙箱中运行：看不到守护进程的令牌和进程，仓库只读。', off: '代理未隔离', offTitle: '代理和检查以启动守护进程的用户身份运行：{{reason}}', socketsTitle: '代理和检查在 bwrap 沙箱中运行，但能连到沙箱外创建的抽象套接字（X11 显示器的套接字，可向你的窗口输入）：{{reason}}' },
   nav: { label: '项目与页面', projects: '项目', screens: '页面', noProjects: '还没有项目。', board: '看板', metrics: '指标', settings: '设置', knowledge: '知识库', observer: '观察器', archived: '已归档（{{count}}）', daemons: '守护进程' },
   lane: { backlog: '待办', planning: '规划', working: '进行中', done: '已完成', attention: '已停止' },
   board: {

@@ -17,6 +17,8 @@ export interface AgentSandbox {
   unintended: boolean;
   /** In the sandbox: why abstract sockets made outside it (an X11 display's) stay reachable; null or absent: they do not. */
   sockets?: string | null;
+  /** In the sandbox: its network (agentSandbox.network); absent from an older daemon. */
+  network?: 'shared' | 'proxied' | 'none';
 }
 
 interface HealthState {
