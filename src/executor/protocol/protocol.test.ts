@@ -62,6 +62,13 @@ describe('job.json', () => {
     expect(() => parseJob({ ...job, sandbox: { ...box, sockets: { scoped: true, reason: 'x' } } })).toThrow(/sandbox\.sockets: Unrecognized key/);
   });
 
+  it("carries the sandbox's network mode and allow list to the worker, and refuses a mode it does not know", () => {
+    const box = { kind: 'bwrap', hide: [], readOnly: [], writable: [] };
+    expect(parseJob({ ...job, sandbox: { ...box, network: { mode: 'proxied', allow: ['h:8443'] } } }).sandbox?.network).toEqual({ mode: 'proxied', allow: ['h:8443'] });
+    expect(parseJob({ ...job, sandbox: box }).sandbox?.network).toBeUndefined();
+    expect(() => parseJob({ ...job, sandbox: { ...box, network: { mode: 'open', allow: [] } } })).toThrow(/sandbox\.network\.mode: /);
+  });
+
   it('refuses a heartbeat, poll or timeout longer than a Node timer holds, naming the field and the limit', () => {
     const tooLong = { ...job, heartbeatMs: 2 ** 31, inboxPollMs: 2 ** 31, limits: { agentTimeoutMs: 3e9 }, checks: [{ name: 't', command: 'true', timeoutMs: 3e9 }] };
     const limit = 'must be at most 2147483647 ms \\(about 24.8 days\\), the longest a Node timer holds';
