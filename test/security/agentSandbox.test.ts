@@ -7,7 +7,9 @@
  * followed by the worker.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { stopSandboxProxies } from '../../src/lib/sandboxNet/proxy.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseJob, type JobInput } from '../../src/executor/protocol/job.js';
 import { readOutbox } from '../../src/executor/protocol/outbox.js';
@@ -115,6 +117,31 @@ function processesWith(marker: string): number[] {
 }
 
 describe.skipIf(unusable)('a sandboxed planner', () => {
+  it('with network "proxied", cannot reach a server on the host\'s loopback that the same planner reaches with "shared"', async () => {
+    const server = createServer((c) => c.end('host'));
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const planned = async (network: { mode: 'shared' | 'proxied'; allow: string[] }) => {
+        using sb = tempRepo();
+        const l = daemonLayout(sb);
+        const agent = `const say=(w)=>console.log("\\x60\\x60\\x60json\\n"+JSON.stringify({plan:w,subtasks:[{title:"Only step",complexity:"easy"}]})+"\\n\\x60\\x60\\x60");const c=require("net").connect(${port},"127.0.0.1");c.on("data",(d)=>{say("reached "+d);c.destroy()});c.on("error",(e)=>say(e.code))`;
+        const job = parseJob(sb.job({
+          kind: 'plan',
+          provider: { kind: 'command', command: [process.execPath, '-e', agent] },
+          project: { id: 'p1', repoPath: sb.repo, worktreeRoot: l.worktreeRoot },
+          sandbox: { kind: 'bwrap', hide: [l.home], readOnly: [sb.repo], writable: [], network },
+        } as never, '', 'plan'));
+        return resultData<{ plan: string }>(await runPipeline(job, { runDir: l.runDir })).plan;
+      };
+      expect(await planned({ mode: 'shared', allow: [] })).toBe('reached host');
+      expect(await planned({ mode: 'proxied', allow: [] })).toBe('ECONNREFUSED');
+    } finally {
+      stopSandboxProxies();
+      await new Promise((ok) => server.close(ok));
+    }
+  });
+
   it('plans in its throwaway checkout in the hidden home, which it can read and not write', async () => {
     using sb = tempRepo();
     const l = daemonLayout(sb);
