@@ -30,6 +30,18 @@ describe('settling the agent sandbox at daemon start', () => {
     expect(() => settleAgentSandbox(config('bwrap'), noBwrap)).toThrow(/^agentSandbox is "bwrap", but bwrap is not installed .*; or set agentSandbox to "off"\.$/);
   });
 
+  it('a network of its own asked for ("proxied", "none"): no daemon where the sandbox cannot give it, nor "proxied" without perl for its relay', () => {
+    const home = join(root, 'home-net');
+    mkdirSync(home, { recursive: true });
+    for (const network of ['proxied', 'none']) {
+      writeFileSync(join(home, 'config.json'), JSON.stringify({ agentSandbox: { kind: 'auto', network } }));
+      expect(() => settleAgentSandbox(resolveConfig({ home }, {}), noBwrap)).toThrow(new RegExp(`^agentSandbox.network is "${network}", which only the sandbox gives, but bwrap is not installed .*; or set agentSandbox.network to "shared"\\.$`));
+    }
+    writeFileSync(join(home, 'config.json'), JSON.stringify({ agentSandbox: { kind: 'auto', network: 'proxied' } }));
+    const noPerl = join(root, 'no-perl');
+    expect(() => settleAgentSandbox(resolveConfig({ home }, {}), process.env, noPerl)).toThrow(`agentSandbox.network is "proxied", but ${noPerl} is not there to run the proxy's relay inside the sandbox: install perl, or set agentSandbox.network to "none" or "shared".`);
+  });
+
   it('"off": unsandboxed by choice, said once on the start line and never warned about', () => {
     const { config: settled, state } = settleAgentSandbox(config('off'), noBwrap);
     expect(settled.agentSandbox).toBeNull();

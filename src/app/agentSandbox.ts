@@ -6,11 +6,12 @@
  *     board's banner, `maestro doctor`);
  *   - "off": agents run as the user, by choice.
  */
+import { existsSync } from 'node:fs';
 import type { MaestroConfig } from '../config/config.js';
 import { MaestroError } from '../core/errors.js';
 import { sandboxSpecFor } from '../daemon/jobs.js';
 import { networkSaid, socketsWarning } from '../core/daemonText.js';
-import { sandboxProblem, socketScopeOf } from '../lib/sandbox.js';
+import { PERL, sandboxProblem, socketScopeOf } from '../lib/sandbox.js';
 import type { ObserverConfig } from '../observer/config.js';
 
 /** How agents run in this daemon, as GET /api/health reports it. */
@@ -29,13 +30,18 @@ export interface AgentSandboxState {
 export const SANDBOX_OFF_BY_CHOICE = 'agentSandbox is "off" (config.json or MAESTRO_AGENT_SANDBOX)';
 
 /** The config with the sandbox this machine can give (none where "auto" finds bwrap unusable), and how agents run. */
-export function settleAgentSandbox(config: MaestroConfig, env: NodeJS.ProcessEnv): { config: MaestroConfig; state: AgentSandboxState } {
+export function settleAgentSandbox(config: MaestroConfig, env: NodeJS.ProcessEnv, perl = PERL): { config: MaestroConfig; state: AgentSandboxState } {
   if (!config.agentSandbox) return { config, state: { kind: 'off', reason: SANDBOX_OFF_BY_CHOICE, unintended: false } };
   const problem = sandboxProblem(env);
+  const network = config.agentSandbox.network?.mode ?? 'shared';
+  // A network of its own was asked for: agents never run on the host's network instead, which "auto" would do.
+  if (problem && network !== 'shared') throw new MaestroError('CONFIG_INVALID', `agentSandbox.network is "${network}", which only the sandbox gives, but ${problem}; or set agentSandbox.network to "shared".`);
+  // Every sandboxed process would fail at its start, each saying why: said once, here.
+  if (network === 'proxied' && !existsSync(perl)) throw new MaestroError('CONFIG_INVALID', `agentSandbox.network is "proxied", but ${perl} is not there to run the proxy's relay inside the sandbox: install perl, or set agentSandbox.network to "none" or "shared".`);
   if (!problem) {
     // Asked once here; the answer travels in every sandbox spec (daemon/jobs.ts sandboxSpecFor), so no worker asks again.
     const sockets = socketScopeOf({ kind: 'bwrap', hide: [], readOnly: [], writable: [] }, env);
-    return { config: { ...config, agentSandbox: { ...config.agentSandbox, sockets } }, state: { kind: 'bwrap', reason: null, unintended: false, sockets: sockets.scoped ? null : sockets.reason, network: config.agentSandbox.network?.mode ?? 'shared' } };
+    return { config: { ...config, agentSandbox: { ...config.agentSandbox, sockets } }, state: { kind: 'bwrap', reason: null, unintended: false, sockets: sockets.scoped ? null : sockets.reason, network } };
   }
   // Asked for by name: agents never run without it.
   if (config.agentSandbox.required) throw new MaestroError('CONFIG_INVALID', `agentSandbox is "bwrap", but ${problem}; or set agentSandbox to "off".`);

@@ -126,7 +126,7 @@ export function sandboxed(sandbox: RunSandbox | null | undefined, cwd: string, f
   return { file: 'bwrap', args: [...bwrapArgs(sandbox.spec, sandbox.worktree, cwd, sandbox.runFolder), ...net.bwrap, ...quiet, '--', ...perl, file, ...args] };
 }
 
-const PERL = '/usr/bin/perl';
+export const PERL = '/usr/bin/perl';
 
 /**
  * Run first inside the sandbox, it puts itself and what it starts in a Landlock domain scoped for abstract Unix
