@@ -29,12 +29,17 @@ export class ConflictRuns {
    * project's clone, and a remote that falls silent there would hold every project's conflict runs.
    */
   private readonly inTurn = oneAtATime();
-  /** Tasks whose conflict (or merge check) was found while no run slot was free, with the run each waits for. */
-  private readonly awaiting = new Map<string, MergeRunKind>();
+  /**
+   * Tasks whose conflict (or merge check) waits for its run to start, with the run each waits for, and whether this
+   * wait was said (`merge.waiting`: every run slot was taken) yet.
+   */
+  private readonly awaiting = new Map<string, { kind: MergeRunKind; said: boolean }>();
 
   constructor(
     private readonly store: Store,
     private readonly opts: {
+      /** This daemon (--name), as its `merge.waiting` events name it. */
+      owner: string;
       /** The on:conflict hook, if any: 'manual' asks a person instead of a conflict run. */
       onConflict: (task: Task, files: string[]) => Promise<'auto' | 'manual'> | undefined;
       /** Starts a conflict run (or a merge check) for the task; returns false when no slot is free. */
@@ -58,7 +63,7 @@ export class ConflictRuns {
 
   /** The run the task waits for a slot for, if it does. */
   waitingFor(taskId: string): MergeRunKind | undefined {
-    return this.awaiting.get(taskId);
+    return this.awaiting.get(taskId)?.kind;
   }
 
   /** A car conflicted: its conflict run starts now, or once a slot is free; or a person is asked. */
@@ -85,7 +90,7 @@ export class ConflictRuns {
           const result = { ...(task.result ?? {}), mergeChecked: { ...(task.result?.mergeChecked as object), rounds: 0, rechecks: 0 } };
           return await this.opts.toAttention(task, recheckedTooOften(task, await this.opts.baseOf(task), checked.rechecks + 1), { result });
         }
-        this.awaiting.set(task.id, 'merge_check');
+        this.awaiting.set(task.id, { kind: 'merge_check', said: false });
         await this.start(task);
       } catch (err) {
         this.opts.onError(coerceError(err));
@@ -111,22 +116,38 @@ export class ConflictRuns {
       if (conflicts >= MAX_CONFLICT_RUNS) return await this.opts.toAttention(task, `${MERGE_CONFLICT_PREFIX} still conflicts after ${conflicts} conflict runs: ${message}`);
       const mode = (await this.opts.onConflict(task, files)) ?? 'auto';
       if (mode === 'manual') return await this.opts.toAttention(task, `${MERGE_CONFLICT_PREFIX} the on:conflict hook asks for a person: ${message}`);
-      this.awaiting.set(task.id, 'conflict');
+      this.awaiting.set(task.id, { kind: 'conflict', said: false });
       await this.start(task);
     } catch (err) {
       this.opts.onError(coerceError(err));
     }
   }
 
-  /** The conflict run of a task waiting for one, if a slot is free; it waits on otherwise. */
+  /** The conflict run of a task waiting for one, if a slot is free; it waits on otherwise, and says so once. */
   private async start(task: Task): Promise<void> {
+    const wait = this.awaiting.get(task.id) ?? { kind: 'conflict', said: false };
     try {
-      if (!(await this.opts.startConflictRun(task, this.awaiting.get(task.id) ?? 'conflict'))) return;
+      if (!(await this.opts.startConflictRun(task, wait.kind))) return await this.sayWaiting(task, wait);
       this.awaiting.delete(task.id);
       this.opts.onChange();
     } catch (err) {
       // The run could not start (its worker, a hook): the next merge of the task tries again.
       this.awaiting.delete(task.id);
+      this.opts.onError(coerceError(err));
+    }
+  }
+
+  /**
+   * Says, once per wait, that the run waits for a slot: the board tells a check whose run is being started from one
+   * that waits (store/ops/mergeCheckAtWork.ts). No status changes. A write that fails is tried at the next try to
+   * start, and never ends the wait.
+   */
+  private async sayWaiting(task: Task, wait: { kind: MergeRunKind; said: boolean }): Promise<void> {
+    if (wait.said) return;
+    try {
+      await this.store.events.append({ projectId: task.projectId, taskId: task.id, type: 'merge.waiting', payload: { kind: wait.kind, owner: this.opts.owner } });
+      wait.said = true;
+    } catch (err) {
       this.opts.onError(coerceError(err));
     }
   }

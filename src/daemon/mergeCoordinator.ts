@@ -24,7 +24,7 @@ import { MaestroError, coerceError, isMaestroError } from '../core/errors.js';
 import type { Project, RunKind, Task } from '../core/types.js';
 import { loadProjectConfig, type ProjectConfig } from '../executor/projectConfig.js';
 import { assertMainCheckout, refsMergedInto } from '../git/merge.js';
-import { conflictHeldElsewhere, mergeLeaseHeldElsewhere, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
+import { DAEMON_STALE_LEASES, conflictHeldElsewhere, mergeLeaseHeldElsewhere, releaseMergeLease, takeMergeLease } from '../store/ops/daemons.js';
 import type { TransitionFields } from '../store/ops/transitionTask.js';
 import { ConflictRuns, type MergeRunKind } from './conflictRuns.js';
 import { checkEvent, inQueueOrder, mustCheckFor } from './mergeQueue.js';
@@ -100,7 +100,7 @@ export class MergeCoordinator {
     };
     this.conflictRuns = new ConflictRuns(store, {
       onConflict: (task, files) => opts.hooks.onConflict?.(task, files),
-      startConflictRun: opts.startConflictRun,
+      owner: opts.owner, startConflictRun: opts.startConflictRun,
       toAttention: (task, reason, fields) => this.toAttention(task, reason, fields),
       baseOf: async (task) => baseBranchOf(await store.projects.get(task.projectId)),
       onChange: opts.onChange,
@@ -263,7 +263,7 @@ export class MergeCoordinator {
       if (running || tried.has(task.id)) continue;
       if ((this.refused.get(task.id)?.at ?? 0) > now) continue; // its push is retried later
       // Another live daemon found its conflict (or its merge check) and owes it that run: merging it here would open a second.
-      const owed = await conflictHeldElsewhere(this.store.db, { taskId: task.id, me: this.opts.owner, now, staleMs: 3 * this.opts.leaseMs });
+      const owed = await conflictHeldElsewhere(this.store.db, { taskId: task.id, me: this.opts.owner, now, staleMs: DAEMON_STALE_LEASES * this.opts.leaseMs });
       if (owed === 'merge.check') checking = true;
       if (owed) continue;
       due.push(task);

@@ -20,7 +20,7 @@ import type { MaestroConfig } from '../config/config.js';
 import { coerceError, isMaestroError } from '../core/errors.js';
 import { IN_FLIGHT_STATUSES } from '../core/status.js';
 import type { Run, Task } from '../core/types.js';
-import { beatDaemon, registerDaemon, unregisterDaemon } from '../store/ops/daemons.js';
+import { DAEMON_STALE_LEASES, beatDaemon, registerDaemon, unregisterDaemon } from '../store/ops/daemons.js';
 import { settingsOf } from './daemonSettings.js';
 import { steeringRecorder } from './remoteSteering.js';
 import { ProjectRepos } from './repos.js';
@@ -189,7 +189,7 @@ export class Orchestrator {
 
   /** Registers this daemon's name on the database; refused while another live daemon holds it. */
   async register(): Promise<void> {
-    await registerDaemon(this.store.db, { name: this.owner, host: hostname(), pid: process.pid, home: this.config.home, now: this.store.clock(), staleMs: 3 * this.config.leaseMs, settings: settingsOf(this.config) });
+    await registerDaemon(this.store.db, { name: this.owner, host: hostname(), pid: process.pid, home: this.config.home, now: this.store.clock(), staleMs: DAEMON_STALE_LEASES * this.config.leaseMs, settings: settingsOf(this.config) });
   }
 
   async tick(): Promise<void> {

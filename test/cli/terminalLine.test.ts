@@ -11,6 +11,9 @@ describe("maestro serve's terminal lines", () => {
     expect(terminalLine({ type: 'task.status', at, payload: { from: 'merging', to: 'done', reason: 'merged' } }, title)).toBe(`09:30:05  ${title.padEnd(32)}  merging → done  (merged)`);
     expect(terminalLine({ type: 'merge.conflict', at, payload: { branch: 'maestro/t_1-v1', message: 'CONFLICT (content): README.md' } }, title)).toBe(`09:30:05  ${title.padEnd(32)}  merge conflict on maestro/t_1-v1: a conflict run will resolve it`);
     expect(terminalLine({ type: 'run.started', at, payload: { kind: 'conflict' } }, title)).toBe(`09:30:05  ${title.padEnd(32)}  conflict run started`);
+    expect(terminalLine({ type: 'merge.waiting', at, payload: { kind: 'merge_check', owner: 'build-1' } }, title))
+      .toBe(`09:30:05  ${title.padEnd(32)}  merge check waits for a worker: every run slot on daemon build-1 is taken (maxConcurrentRuns); it starts when one of those runs ends`);
+    expect(terminalLine({ type: 'merge.waiting', at, payload: { kind: 'conflict', owner: 'build-1' } }, title)).toMatch(/ {2}conflict run waits for a worker: /);
     expect(terminalLine({ type: 'merge.locked', at, payload: { lock: '/r/.git/index.lock', message: 'the main checkout /r is locked: …' } }, title))
       .toBe(`09:30:05  ${title.padEnd(32)}  merge waits: /r/.git/index.lock exists (a git process at work in the checkout); it merges once that is gone`);
     expect(terminalLine({ type: 'task.released', at, payload: { owner: 'build-1', status: 'reviewing' } }, title)).toBe(`09:30:05  ${title.padEnd(32)}  released at reviewing by build-1, which stopped: another daemon goes on with it now`);

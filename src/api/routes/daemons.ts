@@ -11,15 +11,13 @@ import { hostname } from 'node:os';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { settingsThatDiffer, type DaemonSettings } from '../../core/daemonSettings.js';
-import type { RegisteredDaemon } from '../../store/ops/daemons.js';
+import { DAEMON_STALE_LEASES, type RegisteredDaemon } from '../../store/ops/daemons.js';
 import type { ApiDeps, StopProgressView } from '../deps.js';
 import { defineRoute, type OpenApiDoc } from '../route.js';
 import { daemonListResponse, daemonStopResponse, type DaemonEntry, type DaemonStop, type StopProgressLine } from '../wire/daemons.js';
 
 /** How far back a stale daemon is still listed: one killed overnight shows in the morning. */
 const LISTED_FOR_MS = 24 * 3600 * 1000;
-/** A daemon is stale after this many of its leases without a heartbeat, as registerDaemon frees its name. */
-const STALE_LEASES = 3;
 
 export function registerDaemonRoutes(app: FastifyInstance, doc: OpenApiDoc, { store, self }: Pick<ApiDeps, 'store' | 'self'>): void {
   if (!self) return; // an API without a daemon behind it (some tests) has no registry entry to compare with
@@ -95,7 +93,7 @@ function entry({ heardMsAgo, ...d }: RegisteredDaemon, self: { name: string; set
   return {
     ...d,
     lastHeardMsAgo: heardMsAgo,
-    state: heardMsAgo > STALE_LEASES * leaseMs ? 'stale' : 'live',
+    state: heardMsAgo > DAEMON_STALE_LEASES * leaseMs ? 'stale' : 'live',
     self: d.name === self.name,
     differs: d.settings ? settingsThatDiffer(self.settings, d.settings) : [],
   };

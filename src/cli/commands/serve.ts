@@ -16,11 +16,11 @@ import { oneLine } from '../../lib/visible.js';
 import { autoApprovalSentence, type AutoApprovalChange } from '../../core/autoApproval.js';
 import { closeInheritedDescriptors } from '../../lib/inheritedDescriptors.js';
 
-const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conflict', 'merge.check', 'merge.locked', 'run.started', 'run.adopted', 'run.resumed', 'task.taken_over', 'task.released', 'task.renewed', 'project.settings_files', 'project.runs_elsewhere', 'project.config']);
+const TERMINAL_EVENTS: ReadonlySet<string> = new Set(['task.status', 'merge.conflict', 'merge.check', 'merge.waiting', 'merge.locked', 'run.started', 'run.adopted', 'run.resumed', 'task.taken_over', 'task.released', 'task.renewed', 'project.settings_files', 'project.runs_elsewhere', 'project.config']);
 
 /**
  * What the terminal says of an event: a task's status change, a merge conflict, the start of the run
- * that resolves it (the demo's conflict used to show only as merging → done), a run taken over or resumed
+ * that resolves it (or that it waits for a run slot) (the demo's conflict used to show only as merging → done), a run taken over or resumed
  * after a crash (recovery said nothing), a task released by a stopping daemon, taken over at its stage from
  * another daemon or renewed by its own daemon back from being cut off (store/ops/claim.ts), a merge that changed
  * what steers later runs (hooks, checks, the knowledge briefs quote), which runs from then on, and a change of the
@@ -42,6 +42,7 @@ function eventText(e: Pick<MaestroEvent, 'type' | 'payload'>): string | null {
   if (e.type === 'merge.conflict') return `merge conflict on ${String(e.payload.branch)}: a conflict run will resolve it`;
   if (e.type === 'merge.locked') return `merge waits: ${String(e.payload.lock)} exists (a git process at work in the checkout); it merges once that is gone`;
   if (e.type === 'merge.check') return `${String(e.payload.branch)} is no fast-forward of main: the checks run on the merged tree before it lands (round ${String(e.payload.round)} of at most ${String(e.payload.maxRounds)})`;
+  if (e.type === 'merge.waiting') return `${e.payload.kind === 'conflict' ? 'conflict run' : 'merge check'} waits for a worker: every run slot on daemon ${String(e.payload.owner)} is taken (maxConcurrentRuns); it starts when one of those runs ends`;
   if (e.type === 'run.started' && e.payload.kind === 'conflict') return 'conflict run started';
   if (e.type === 'run.started' && e.payload.kind === 'merge_check') return 'merge check started';
   if (e.type === 'run.adopted') return `${String(e.payload.kind)} run taken over: its worker (pid ${String(e.payload.pid)}) ran on while no daemon did`;

@@ -17,6 +17,12 @@ import { dbNow } from './dbClock.js';
  */
 const registryNow = dbNow;
 
+/**
+ * A daemon is alive while heard from within this many of its leases (registerDaemon frees its name after that, a
+ * train takes over what it owed: conflictHeldElsewhere, and the registry listing calls it stale).
+ */
+export const DAEMON_STALE_LEASES = 3;
+
 /** A registry text as read back: at most its limit (and `…`); only a database writer can make it longer. */
 function capped(column: 'name' | 'host' | 'home'): string {
   return `substr(${column}, 1, ${DAEMON_ROW_LIMITS[column] + 1}) AS ${column}`;
@@ -177,6 +183,14 @@ export async function conflictHeldElsewhere(db: Queryable, opts: { taskId: strin
   // Its run started, or the task moved on (a person was asked instead, then retried it): nothing is owed.
   const after = await db.one(`SELECT 1 AS yes FROM events WHERE task_id = $1 AND type IN ('run.started', 'task.status') AND id > $2 LIMIT 1`, [opts.taskId, found.id]);
   if (after) return null;
-  const alive = await db.one(`SELECT 1 AS yes FROM daemons WHERE name = $1 AND heartbeat_at >= ${registryNow(db, '$2')} - $3`, [owner, opts.now, opts.staleMs]);
-  return alive ? found.type : null;
+  return (await daemonAlive(db, { name: owner, now: opts.now, staleMs: opts.staleMs })) ? found.type : null;
+}
+
+/**
+ * Whether the daemon of that name is alive: registered, and heard from within `staleMs` by the registry's clock. A
+ * stop takes its name off; a kill -9 leaves its heartbeat to go stale. What another daemon's train owes is taken
+ * over once this says no (conflictHeldElsewhere).
+ */
+export async function daemonAlive(db: Queryable, opts: { name: string; now: number; staleMs: number }): Promise<boolean> {
+  return !!(await db.one(`SELECT 1 AS yes FROM daemons WHERE name = $1 AND heartbeat_at >= ${registryNow(db, '$2')} - $3`, [opts.name, opts.now, opts.staleMs]));
 }
