@@ -8,14 +8,23 @@ import type { Task } from './types.js';
 export const TASK_SUMMARY_FIELDS = ['id', 'projectId', 'parentId', 'title', 'status', 'priority', 'complexity', 'version', 'deps', 'createdAt', 'updatedAt'] as const;
 
 /**
- * A merge check at work on a task in merging (daemon/mergeQueue.ts), as its card says it: which round of at most how
- * many (null when its opening event is not found), or that it waits for a worker (every run slot taken). The task
- * detail's `mergeCheck` says more (the check, the daemon).
+ * What a task's merge check is doing (store/ops/mergeCheckAtWork.ts): its run at work (`running`); or, opened by a
+ * train with no run yet, its run being started on a free slot (`starting`), waiting for a worker because every run
+ * slot of its daemon is taken (`waiting`), or owed by a daemon that is no longer alive (`ownerGone`: the next merge
+ * pass of a live daemon takes it over).
+ */
+export const MERGE_CHECK_STATES = ['running', 'starting', 'waiting', 'ownerGone'] as const;
+export type MergeCheckState = (typeof MERGE_CHECK_STATES)[number];
+
+/**
+ * A merge check on a task in merging (daemon/mergeQueue.ts), as its card says it: which round of at most how many
+ * (null when its opening event is not found), and what it is doing. The task detail's `mergeCheck` says more (the
+ * check, the daemon).
  */
 export interface CardMergeCheck {
   round: number | null;
   maxRounds: number | null;
-  waiting: boolean;
+  state: MergeCheckState;
 }
 
 /**
@@ -29,7 +38,7 @@ export interface CardMergeTurn {
 }
 
 export interface TaskSummary extends Pick<Task, (typeof TASK_SUMMARY_FIELDS)[number]> {
-  /** Set while the task is in merging and its merge check runs; null (or absent, for a row read before) otherwise. */
+  /** Set while the task is in merging and its merge check runs or was opened; null (or absent, for a row read before) otherwise. */
   mergeCheck?: CardMergeCheck | null | undefined;
   /** Set while the task is in merging behind another task's merge check; null (or absent) otherwise. */
   mergeTurn?: CardMergeTurn | null | undefined;

@@ -307,7 +307,7 @@ describe('the merge queue: checks on the merged tree before a merge lands', () =
     // The board says what the task in merging is doing (GET /api/tasks/:id's mergeCheck), not only its status.
     const detail = await daemonRequest<{ mergeCheck: unknown }>(d, 'GET', `/api/tasks/${b.id}`);
     const run = (await d.store.runs.list({ taskId: b.id })).find((r) => r.kind === 'merge_check')!;
-    expect(detail.body.mergeCheck).toEqual({ runId: run.id, daemon: d.config.name, check: 'held', round: 1, maxRounds: 3, waiting: false });
+    expect(detail.body.mergeCheck).toEqual({ runId: run.id, daemon: d.config.name, check: 'held', round: 1, maxRounds: 3, state: 'running' });
     // And task show says it as the board does.
     const show = await cliFor(d.config.home).cli(['task', 'show', b.id, '--url', d.url]);
     expect(show.stdout.split('\n')).toContain(`Checking the merge with main: check held runs on its branch merged with main. Nothing lands until the checks pass. Merge check 1 of at most 3, on daemon ${d.config.name}.`);

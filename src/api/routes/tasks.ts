@@ -81,7 +81,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
   const tags = ['tasks'];
 
   defineRoute(app, doc, { method: 'GET', url: '/api/tasks', summary: 'List tasks (filters: projectId, status (comma list), parentId, q in the title; view=board for slim rows)', tags, query: taskListQuery, response: taskListResponse }, async ({ query }) => {
-    return listPage(store, query);
+    return listPage(store, deps.self, query);
   });
 
   defineRoute(app, doc, { method: 'POST', url: '/api/tasks', summary: 'Create a task (refused while its project has no usable agent provider)', tags, body: taskInputSchema, response: taskResponse, status: 201 }, async ({ body }) => {
@@ -104,7 +104,7 @@ export function registerTaskRoutes(app: FastifyInstance, doc: OpenApiDoc, deps: 
       ...(await whyNotStarted(store, deps.slots, task)), heldBack: heldBack(deps, task), diffGate: await diffGateRefusal(store, task, runs),
       mergeConflict: await mergeConflictPark(deps, task, runs), claimedElsewhere: await claimedElsewhere(store, deps.slots?.owner, task),
       waitingForRun: await waitingForRun(store, deps.self, task, runs),
-      knowledgeElsewhere: await knowledgeElsewhere(store, deps.self?.name, deps.knowledge, task, runs), ...(await mergeCheckAndTurn(store, task, runs)),
+      knowledgeElsewhere: await knowledgeElsewhere(store, deps.self?.name, deps.knowledge, task, runs), ...(await mergeCheckAndTurn(store, deps.self, task, runs)),
     };
   });
 
@@ -313,7 +313,7 @@ async function aheadAtGate(home: string, project: Project, task: Task): Promise<
 }
 
 /** One page of GET /api/tasks, with how many tasks match in all and where the next page starts. */
-async function listPage(store: Store, query: z.output<typeof taskListQuery>) {
+async function listPage(store: Store, self: ApiDeps['self'], query: z.output<typeof taskListQuery>) {
   const filter = { projectId: query.projectId, status: query.status, parentId: query.parentId };
   let tasks = await store.tasks.list({ ...filter, limit: query.limit, offset: query.offset });
   // A page short of the limit that holds something (or starts at 0) is the last: no count needed.
@@ -326,6 +326,6 @@ async function listPage(store: Store, query: z.output<typeof taskListQuery>) {
     tasks = tasks.filter((t) => t.title.toLowerCase().includes(needle));
   }
   if (query.view !== 'board') return { tasks, total: query.q ? null : matched, nextOffset };
-  const { checks, turns } = await mergeChecksOf(store, tasks);
+  const { checks, turns } = await mergeChecksOf(store, self, tasks);
   return { tasks: tasks.map((t) => summarizeTask(t, checks.get(t.id) ?? null, turns.get(t.id) ?? null)), total: query.q ? null : matched, nextOffset };
 }

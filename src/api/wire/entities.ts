@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { feedbackSourceSchema, lineCommentSchema } from '../../core/feedbackSource.js';
 import { TASK_STATUSES } from '../../core/status.js';
+import { MERGE_CHECK_STATES } from '../../core/taskSummary.js';
 import { COMPLEXITIES, DECISIONS, GATES, PRIORITIES, RUN_KINDS, RUN_STATUSES, TASK_SCOPES, TASK_TYPES } from '../../core/types.js';
 
 const epochMs = z.number().describe('milliseconds since the epoch');
@@ -65,18 +66,25 @@ export const taskSchema = z.strictObject({
   updatedAt: epochMs,
 });
 
+/** What a merge check is doing (core/taskSummary.ts MergeCheckState). */
+export const mergeCheckState = z
+  .enum(MERGE_CHECK_STATES)
+  .describe(
+    'running: its run is at work. With no run yet: starting (a run slot was free and its run is being started), waiting (every run slot of the daemon that opened it is taken, maxConcurrentRuns: it starts when one of those runs ends), ownerGone (the daemon that opened it, named by `daemon` in the task detail, is no longer alive, stopped or without a heartbeat: the next merge pass of a live daemon takes the check over)',
+  );
+
 /** The slim row of `GET /api/tasks?view=board` (src/core/taskSummary.ts picks the same fields). */
 export const taskSummarySchema = taskSchema.pick({ id: true, projectId: true, parentId: true, title: true, status: true, priority: true, complexity: true, version: true, deps: true, createdAt: true, updatedAt: true }).extend({
   mergeCheck: z
-    .strictObject({ round: z.number().int().nullable(), maxRounds: z.number().int().nullable(), waiting: z.boolean() })
+    .strictObject({ round: z.number().int().nullable(), maxRounds: z.number().int().nullable(), state: mergeCheckState })
     .nullable()
     .optional()
-    .describe('while the task is in merging and its merge check runs (the checks on its merge with main), or waits for a worker (`waiting`): which round of at most how many; else null'),
+    .describe('while the task is in merging and its merge check runs (the checks on its merge with main), or was opened and has no run yet (`state` says why): which round of at most how many; else null'),
   mergeTurn: z
     .strictObject({ behind: z.strictObject({ id: z.string(), title: z.string() }), together: z.number().int().optional() })
     .nullable()
     .optional()
-    .describe("while the task is in merging, with no run of its own, behind another task's merge check at work or waiting for a worker: that task (it lands after it); else null"),
+    .describe("while the task is in merging, with no run of its own, behind another task's merge check at work or opened: that task (it lands after it); else null"),
 });
 
 export const runSchema = z.strictObject({

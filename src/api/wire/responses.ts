@@ -16,6 +16,7 @@ import {
   eventSchema,
   findingViewSchema,
   healthConditionSchema,
+  mergeCheckState,
   projectSchema,
   runSchema,
   schedulerDecisionSchema,
@@ -192,22 +193,22 @@ export const taskDetailResponse = z.strictObject({
     .describe('for a claimed task in flight with no run going (its next stage, or a review taken over from a stopped daemon, not started): the daemon holding it has every run slot taken, so the stage starts there when one of these runs ends; else null'),
   mergeCheck: z
     .strictObject({
-      runId: z.string().nullable().describe('the merge_check run; null while it waits for a worker'),
-      daemon: z.string().nullable().describe('the daemon running it (--name), or the one it waits for a worker on'),
-      check: z.string().nullable().describe('the check at work on the merged tree; null while main is being merged into the branch (before the checks), or while it waits'),
+      runId: z.string().nullable().describe('the merge_check run; null while it has none yet'),
+      daemon: z.string().nullable().describe('the daemon running it (--name); with no run yet, the one that opened it and owes its run'),
+      check: z.string().nullable().describe('the check at work on the merged tree; null while main is being merged into the branch (before the checks), or while it has no run'),
       round: z.number().int().nullable().describe('which merge check of this approval it is (main moved during the ones before)'),
       maxRounds: z.number().int().nullable().describe('merge checks an approval may pass while main keeps moving, before a person is asked'),
-      waiting: z.boolean().describe('true while the merge check waits for a worker: every run slot of that daemon is taken (maxConcurrentRuns), and its run starts when one of them ends'),
+      state: mergeCheckState,
     })
     .nullable()
-    .describe("for a task in merging whose merge check run is at work or waits for a worker (the merge queue: main moved since its branch was cut, and the project's checks run on the merge before it lands): what it is doing; else null"),
+    .describe("for a task in merging whose merge check run is at work, or was opened by a train and has no run yet (the merge queue: main moved since its branch was cut, and the project's checks run on the merge before it lands): what it is doing; else null"),
   mergeTurn: z
     .strictObject({
       behind: z.strictObject({ id: z.string(), title: z.string() }).describe('the task whose merge check runs now'),
       together: z.number().int().optional().describe('set when this task is checked together with it, in that one merge check (the merge queue checks approved changes in batches): how many changes the check holds; they land together'),
     })
     .nullable()
-    .describe('for a task in merging with no run of its own while another task of its project has its merge check at work or waiting for a worker (the merge queue runs one merge check at a time, and nothing else of the project lands meanwhile): that task; this one lands after it. Else null'),
+    .describe('for a task in merging with no run of its own while another task of its project has its merge check at work or opened (the merge queue runs one merge check at a time, and nothing else of the project lands meanwhile): that task; this one lands after it. Else null'),
   knowledgeElsewhere: z
     .array(
       z.strictObject({

@@ -9,7 +9,7 @@ export type { TaskInput, TaskEdit } from '../../../src/core/schemas.js';
 export type { CancelBody, GateBody, MessageBody, RejectBody, RetryBody } from '../../../src/api/routes/tasks.js';
 export { EDITABLE_STATUSES, LAST_ERROR_STATUSES, TASK_STATUSES } from '../../../src/core/status.js';
 export { COMPLEXITIES, PRIORITIES, TASK_SCOPES, TASK_TYPES } from '../../../src/core/types.js';
-export type { CardMergeCheck, CardMergeTurn, TaskSummary } from '../../../src/core/taskSummary.js';
+export type { CardMergeCheck, CardMergeTurn, MergeCheckState, TaskSummary } from '../../../src/core/taskSummary.js';
 export { summarizeTask } from '../../../src/core/taskSummary.js';
 export type { ScoreBreakdown } from '../../../src/core/scoring.js';
 export type { SchedulerDecision } from '../../../src/core/reports.js';

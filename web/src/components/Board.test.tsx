@@ -19,12 +19,30 @@ describe('Board', () => {
     expect(onOpen).toHaveBeenCalledWith(a.id);
   });
 
-  it('says on a card in merging that its merge check runs, with its round, or that it waits for a worker', () => {
-    const checking = { ...makeTask({ title: 'Checked', status: 'merging' }), mergeCheck: { round: 2, maxRounds: 3, waiting: false } };
-    const waiting = { ...makeTask({ title: 'Waits', status: 'merging' }), mergeCheck: { round: 1, maxRounds: 3, waiting: true } };
-    render(<Board tasks={[checking, waiting]} onOpen={() => {}} />);
+  it('says on a card in merging that its merge check runs, with its round, or with no run yet why: starting, waiting for a worker, its daemon gone', () => {
+    const check = (title: string, state: 'running' | 'starting' | 'waiting' | 'ownerGone', round = 1) => ({ ...makeTask({ title, status: 'merging' }), mergeCheck: { round, maxRounds: 3, state } });
+    render(<Board tasks={[check('Checked', 'running', 2), check('Starts', 'starting'), check('Waits', 'waiting'), check('Left', 'ownerGone')]} onOpen={() => {}} />);
     expect(screen.getByText('checking merge, round 2 of 3')).toBeTruthy();
-    expect(screen.getByText('merge check waiting for a worker')).toBeTruthy();
+    expect(screen.getByText('merge check starting')).toBeTruthy();
+    expect(screen.getByText('merge check left by a stopped daemon')).toBeTruthy();
+    // Only the one whose daemon found every run slot taken says it waits for a worker.
+    expect(screen.getAllByText('merge check waiting for a worker')).toHaveLength(1);
+  });
+
+  it.each(['zh', 'es', 'ja', 'fr'])('says each state of a merge check with no run in %s, each its own words', async (lang) => {
+    await i18n.changeLanguage(lang);
+    try {
+      const check = (title: string, state: 'starting' | 'waiting' | 'ownerGone') => ({ ...makeTask({ title, status: 'merging' }), mergeCheck: { round: 1, maxRounds: 3, state } });
+      render(<Board tasks={[check('Starts', 'starting'), check('Waits', 'waiting'), check('Left', 'ownerGone')]} onOpen={() => {}} />);
+      const keys = ['checkingMergeStarting', 'checkingMergeWaiting', 'checkingMergeOwnerGone'].map((k) => `board.${k}`);
+      expect(new Set(keys.map((k) => i18n.t(k))).size).toBe(3);
+      for (const k of keys) {
+        expect(i18n.t(k)).not.toBe(i18n.t(k, { lng: 'en' }));
+        expect(screen.getByText(i18n.t(k))).toBeTruthy();
+      }
+    } finally {
+      await i18n.changeLanguage('en');
+    }
   });
 
   it('filters by text and by status', () => {

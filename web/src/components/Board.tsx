@@ -53,14 +53,28 @@ function moveFocus(e: KeyboardEvent<HTMLElement>): void {
 type Labels = { status: Record<TaskStatus, string>; complexity: Record<string, string>; checkingMerge(check: CardMergeCheck): string; mergeTurn(turn: CardMergeTurn): string };
 
 /**
- * What a card says of its status: a task in merging whose merge check runs says so, with its round (or that it waits
- * for a worker); one waiting behind
+ * What a card says of its status: a task in merging whose merge check runs says so, with its round (or, with no run
+ * yet, why: checkingMergeLabel); one waiting behind
  * another task's merge check names that task, or that it is checked together with it (the detail says more).
  */
 function statusLabelOf(task: TaskSummary, labels: Labels): string {
   if (task.status !== 'merging') return labels.status[task.status];
   if (task.mergeCheck) return labels.checkingMerge(task.mergeCheck);
   return task.mergeTurn ? labels.mergeTurn(task.mergeTurn) : labels.status.merging;
+}
+
+/** A card's words for its merge check: its round while it runs; with no run yet, why not (starting, waiting, its daemon gone). */
+function checkingMergeLabel(t: (key: string, values?: Record<string, unknown>) => string, c: CardMergeCheck): string {
+  switch (c.state) {
+    case 'starting':
+      return t('board.checkingMergeStarting');
+    case 'waiting':
+      return t('board.checkingMergeWaiting');
+    case 'ownerGone':
+      return t('board.checkingMergeOwnerGone');
+    default:
+      return c.round !== null && c.maxRounds !== null ? t('board.checkingMergeRound', { round: c.round, maxRounds: c.maxRounds }) : t('board.checkingMerge');
+  }
 }
 
 /** One lane: its title and count, the statuses it holds, and its first LANE_PAGE cards until asked for all. */
@@ -103,7 +117,7 @@ export function Board({ tasks, selectedId, onOpen }: { tasks: TaskSummary[]; sel
     () => ({
       status: Object.fromEntries(TASK_STATUSES.map((s) => [s, t(`status.${s}`)])) as Record<TaskStatus, string>,
       complexity: { easy: t('complexity.easy'), medium: t('complexity.medium'), hard: t('complexity.hard') } as Record<string, string>,
-      checkingMerge: (c: CardMergeCheck) => (c.waiting ? t('board.checkingMergeWaiting') : c.round !== null && c.maxRounds !== null ? t('board.checkingMergeRound', { round: c.round, maxRounds: c.maxRounds }) : t('board.checkingMerge')),
+      checkingMerge: (c: CardMergeCheck) => checkingMergeLabel(t, c),
       mergeTurn: (m: CardMergeTurn) => (m.together ? t('board.mergeTogether', { title: visible(m.behind.title), count: m.together }) : t('board.mergeTurn', { title: visible(m.behind.title) })),
     }),
     // eslint-disable-next-line react-hooks/exhaustive-deps

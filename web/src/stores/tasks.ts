@@ -91,7 +91,7 @@ export const useTasks = create<TasksState>((set, get) => ({
   async refetch(id) {
     try {
       const { task, mergeCheck, mergeTurn } = await api.task(id);
-      get().upsert(task, mergeCheck && { round: mergeCheck.round, maxRounds: mergeCheck.maxRounds, waiting: mergeCheck.waiting }, mergeTurn);
+      get().upsert(task, mergeCheck && { round: mergeCheck.round, maxRounds: mergeCheck.maxRounds, state: mergeCheck.state }, mergeTurn);
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) {
         const { [id]: _removed, ...rest } = get().byId;

@@ -109,7 +109,7 @@ describe('TaskDetailPanel', () => {
   it('in merging, says the merge check at work: main merged into the branch, then which check runs on it', async () => {
     vi.stubGlobal('EventSource', FakeSource);
     const task = makeTask({ status: 'merging', title: 'Add b' });
-    let mergeCheck: Record<string, unknown> = { runId: 'r_mc', daemon: 'build-1', check: null, round: 1, maxRounds: 3, waiting: false };
+    let mergeCheck: Record<string, unknown> = { runId: 'r_mc', daemon: 'build-1', check: null, round: 1, maxRounds: 3, state: 'running' };
     vi.stubGlobal('fetch', async (url: string) => {
       if (url.includes('/checks')) return new Response(JSON.stringify({ checks: [] }));
       if (url.includes('/findings')) return new Response(JSON.stringify({ verdicts: [], findings: [] }));
@@ -128,10 +128,24 @@ describe('TaskDetailPanel', () => {
     );
     unmount2();
     // Its run not started yet: every run slot of the daemon is taken, and it says so, not that it checks.
-    mergeCheck = { runId: null, daemon: 'build-1', check: null, round: 1, maxRounds: 3, waiting: true };
-    render(<TaskDetailPanel taskId={task.id} />);
+    mergeCheck = { runId: null, daemon: 'build-1', check: null, round: 1, maxRounds: 3, state: 'waiting' };
+    const { unmount: unmount3 } = render(<TaskDetailPanel taskId={task.id} />);
     expect((await screen.findByTestId('merge-check')).textContent).toBe(
       'Merge check waiting for a worker: its merge with trunk must pass the project’s checks before it lands, and every run slot on daemon build-1 is taken. The check starts when one of those runs ends; nothing lands until it passes.',
+    );
+    unmount3();
+    // Its run being started on a free slot: it says so, and no word of waiting for a worker.
+    mergeCheck = { ...mergeCheck, state: 'starting' };
+    const { unmount: unmount4 } = render(<TaskDetailPanel taskId={task.id} />);
+    const starting = (await screen.findByTestId('merge-check')).textContent;
+    expect(starting).toBe('Starting its merge check: its merge with trunk must pass the project’s checks before it lands, and daemon build-1 is starting the check’s run on a free run slot. Nothing lands until it passes.');
+    expect(starting).not.toMatch(/waiting|taken/);
+    unmount4();
+    // The daemon that opened it is gone: named, and another daemon takes it over.
+    mergeCheck = { ...mergeCheck, state: 'ownerGone' };
+    render(<TaskDetailPanel taskId={task.id} />);
+    expect((await screen.findByTestId('merge-check')).textContent).toBe(
+      'Merge check left behind: its merge with trunk must pass the project’s checks before it lands, and daemon build-1, which opened it, is no longer running (stopped, or no heartbeat), so its run will not start there. Another daemon takes the check over at its next merge pass; nothing lands until it passes.',
     );
   });
 

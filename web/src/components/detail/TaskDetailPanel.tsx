@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import i18n from '../../i18n/index.js';
 import { errorText } from '../reasons.js';
 import { api, ApiError } from '../../api/client.js';
-import type { TaskDetail } from '../../api/types.js';
+import type { MergeCheckState, TaskDetail } from '../../api/types.js';
 import { useProjects } from '../../stores/projects.js';
 import { href, navigate } from '../../stores/route.js';
 import { useTasks } from '../../stores/tasks.js';
@@ -53,7 +53,7 @@ function useTaskDetail(taskId: string) {
         projects.select(d.task.projectId);
         await useTasks.getState().load(d.task.projectId);
       }
-      useTasks.getState().upsert(d.task, d.mergeCheck && { round: d.mergeCheck.round, maxRounds: d.mergeCheck.maxRounds, waiting: d.mergeCheck.waiting }, d.mergeTurn);
+      useTasks.getState().upsert(d.task, d.mergeCheck && { round: d.mergeCheck.round, maxRounds: d.mergeCheck.maxRounds, state: d.mergeCheck.state }, d.mergeTurn);
     } catch (err) {
       setError({ gone: err instanceof ApiError && err.status === 404, message: errorText(i18n.t, i18n.language, err) });
     }
@@ -191,17 +191,25 @@ function WhatItWaitsFor({ detail }: { detail: TaskDetail }) {
 
 /**
  * A task in merging whose merge check is at work: main is merged into its branch and the checks run on that (not
- * stuck); or whose check waits for a worker, every run slot of the daemon taken.
+ * stuck); or whose check has no run yet, and why: being started on a free slot, waiting for a worker (every run slot
+ * of the daemon taken), or left by a daemon that is gone (another takes it over).
  */
 function MergeCheckNow({ detail }: { detail: TaskDetail }) {
   const { t } = useTranslation();
   const m = detail.mergeCheck;
   if (!m) return null;
   const base = visible(detail.baseBranch);
-  if (m.waiting) {
+  const daemon = m.daemon !== null ? visible(m.daemon) : null;
+  const noRun: Record<Exclude<MergeCheckState, 'running'>, () => string> = {
+    starting: () => (daemon !== null ? t('detail.mergeCheckStartingOn', { base, daemon }) : t('detail.mergeCheckStarting', { base })),
+    waiting: () => (daemon !== null ? t('detail.mergeCheckWaitingOn', { base, daemon }) : t('detail.mergeCheckWaiting', { base })),
+    // Said only of a named daemon (store/ops/mergeCheckAtWork.ts).
+    ownerGone: () => t('detail.mergeCheckOwnerGone', { base, daemon: daemon ?? '?' }),
+  };
+  if (m.state !== 'running') {
     return (
-      <p role="status" className={styles.muted} data-testid="merge-check">
-        {m.daemon !== null ? t('detail.mergeCheckWaitingOn', { base, daemon: visible(m.daemon) }) : t('detail.mergeCheckWaiting', { base })}
+      <p role="status" className={styles.muted} data-testid="merge-check" data-state={m.state}>
+        {noRun[m.state]()}
       </p>
     );
   }
