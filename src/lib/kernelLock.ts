@@ -12,25 +12,33 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
-import { sleepSync } from './sleepSync.js';
+import { takenSync, type LockTry } from './lockTry.js';
 
 /** better-sqlite3, loaded when a lock is first taken: a run worker that takes none does not load it. */
 let Database: typeof BetterSqlite3 | undefined;
 
 /**
- * Takes the lock of `path` (created with its folder if missing), retrying until `deadline` (epoch ms);
- * returns its release, or throws `busy()` once the deadline has passed.
+ * Tries for the lock of `path` (created with its folder if missing) on one connection, kept across tries. A failed
+ * `BEGIN EXCLUSIVE` holds nothing, so a waiting connection never keeps another connection from the lock.
+ * Each try gives the release, or the pause before the next: our own short, jittered retries instead of SQLite's
+ * busy handler, whose back-off grows to 100 ms and lets late waiters starve behind early ones. Once `deadline`
+ * (epoch ms) has passed it throws `busy()`.
  */
-export function acquireKernelLock(path: string, deadline: number, busy: () => Error): () => void {
+export function kernelLockTry(path: string, deadline: number, busy: () => Error): LockTry {
   mkdirSync(dirname(path), { recursive: true });
   Database ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
   const db = new Database(path, { timeout: 0 });
-  // Our own short, jittered retries instead of SQLite's busy handler, whose
-  // back-off grows to 100 ms and lets late waiters starve behind early ones.
-  for (;;) {
+  const release = () => {
+    try {
+      db.exec('COMMIT');
+    } finally {
+      db.close();
+    }
+  };
+  const next = () => {
     try {
       db.exec('BEGIN EXCLUSIVE');
-      break;
+      return release;
     } catch (err) {
       if ((err as { code?: string }).code !== 'SQLITE_BUSY') {
         db.close();
@@ -40,14 +48,13 @@ export function acquireKernelLock(path: string, deadline: number, busy: () => Er
         db.close();
         throw busy();
       }
-      sleepSync(1 + Math.floor(Math.random() * 4));
-    }
-  }
-  return () => {
-    try {
-      db.exec('COMMIT');
-    } finally {
-      db.close();
+      return 1 + Math.floor(Math.random() * 4);
     }
   };
+  return { next, abandon: () => db.close() };
+}
+
+/** Takes the lock of `path`, waiting (the thread blocked) until `deadline`; returns its release, or throws `busy()`. */
+export function acquireKernelLock(path: string, deadline: number, busy: () => Error): () => void {
+  return takenSync(kernelLockTry(path, deadline, busy));
 }

@@ -22,7 +22,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { MaestroError } from '../core/errors.js';
 import { isPidAlive } from './processes.js';
-import { sleepSync } from './sleepSync.js';
+import { takenSync, type LockTry } from './lockTry.js';
 
 export interface LockRecord {
   pid: number;
@@ -137,11 +137,11 @@ function removeIfStale(path: string, unparseableStaleMs: number): void {
 const MAX_RECLAIM_ROUNDS = 50;
 
 /**
- * Takes the lock file at `path` for this process, waiting for a live holder
- * until the deadline. Returns the release, which removes the file only while
- * it is still ours (same pid and token).
+ * Tries for the lock file at `path` for this process: each try takes it (its release, which removes the file only
+ * while it is still ours: same pid and token) or gives the pause before the next, `retryMs` while a live holder keeps
+ * it; once the deadline has passed it throws `opts.busy`.
  */
-export function acquireLockFile(path: string, fields: Omit<LockRecord, 'pid' | 'token'> & { pid?: number }, opts: LockFileOptions): () => void {
+export function lockFileTry(path: string, fields: Omit<LockRecord, 'pid' | 'token'> & { pid?: number }, opts: LockFileOptions): LockTry {
   const mine: LockRecord = { ...fields, pid: fields.pid ?? process.pid, token: randomUUID() };
   const release = () => {
     const rec = readLockFile(path);
@@ -149,14 +149,13 @@ export function acquireLockFile(path: string, fields: Omit<LockRecord, 'pid' | '
   };
   const reclaim = `${path}.reclaim`;
   let reclaimRounds = 0;
-  for (;;) {
+  const next = () => {
     if (createLockFile(path, mine, opts.what)) return release;
     const holder = readLockFile(path);
-    if (holder === null) continue; // released between our try and our read
+    if (holder === null) return 0; // released between our try and our read
     if (!isStaleLock(path, holder, opts.unparseableStaleMs)) {
       if (Date.now() >= opts.deadline) throw opts.busy(holder);
-      sleepSync(opts.retryMs ?? 50);
-      continue;
+      return opts.retryMs ?? 50;
     }
     if (createLockFile(reclaim, mine, opts.what)) {
       try {
@@ -170,6 +169,12 @@ export function acquireLockFile(path: string, fields: Omit<LockRecord, 'pid' | '
     }
     if (++reclaimRounds > MAX_RECLAIM_ROUNDS) throw opts.busy(readLockFile(path));
     // Somebody else is reclaiming: a few system calls; try again almost at once.
-    sleepSync(1 + Math.floor(Math.random() * 4));
-  }
+    return 1 + Math.floor(Math.random() * 4);
+  };
+  return { next, abandon: () => {} };
+}
+
+/** Takes the lock file at `path` for this process, waiting (the thread blocked) for a live holder until the deadline; returns its release. */
+export function acquireLockFile(path: string, fields: Omit<LockRecord, 'pid' | 'token'> & { pid?: number }, opts: LockFileOptions): () => void {
+  return takenSync(lockFileTry(path, fields, opts));
 }

@@ -20,8 +20,9 @@
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { MaestroError } from '../../core/errors.js';
-import { acquireKernelLock } from '../../lib/kernelLock.js';
-import { acquireLockFile } from '../../lib/lockFile.js';
+import { kernelLockTry } from '../../lib/kernelLock.js';
+import { lockFileTry } from '../../lib/lockFile.js';
+import { takenSoon, takenSync, type LockTry } from '../../lib/lockTry.js';
 import { assertInRepo } from '../../lib/repoWrites.js';
 
 const SECOND = 1000;
@@ -51,15 +52,16 @@ function assertLockInRepo(lockPath: string): void {
   if (basename(base) === '.workflow') assertInRepo(dirname(base), base, { target: lockPath });
 }
 
-/** `timeoutMs`: what is left of the caller's budget; `budgetMs`: the whole budget, which the refusal names. */
-function acquireNamespaceLock(path: string, timeoutMs: number, budgetMs: number): () => void {
-  return acquireKernelLock(path, Date.now() + timeoutMs, () => new MaestroError('LOCK_TIMEOUT', `Timed out after ${budgetMs} ms waiting for the corpus lock ${path}; another writer holds it. Nothing was written: retry when it finishes (a crashed holder's lock is released with its process).`));
+/** Tries for the kernel lock of a `.workflow/` until the deadline; the refusal names the whole budget. */
+function namespaceLockTry(path: string, deadline: number, budgetMs: number): LockTry {
+  return kernelLockTry(path, deadline, () => new MaestroError('LOCK_TIMEOUT', `Timed out after ${budgetMs} ms waiting for the corpus lock ${path}; another writer holds it. Nothing was written: retry when it finishes (a crashed holder's lock is released with its process).`));
 }
 
-/** The compatibility lock file (src/lib/lockFile.ts): waits for a live holder until the deadline. */
-function acquireFileLock(target: string, deadline: number): () => void {
+/** Tries for the compatibility lock file (src/lib/lockFile.ts), its folder made first, waiting for a live holder until the deadline. */
+function fileLockTry(target: string, deadline: number): LockTry {
+  mkdirSync(dirname(target), { recursive: true });
   const path = `${target}.lock`;
-  return acquireLockFile(path, { createdAt: Date.now() }, {
+  return lockFileTry(path, { createdAt: Date.now() }, {
     what: 'the corpus lock file',
     deadline,
     unparseableStaleMs: LOCK_STALE_MS,
@@ -92,6 +94,20 @@ function hold(key: string, take: () => () => void): () => void {
 }
 
 /**
+ * hold() for a taker that awaits between its tries (lib/lockTry.ts takenSoon): while it waits, a holder in this
+ * process may take the lock (a synchronous one, which may also release it again, or another taker that awaits);
+ * whenever one holds it at a try, this taker joins that hold instead of waiting on its own connection, which would
+ * wait for this process's own lock until the deadline. Held or free, it is counted at once, without a promise.
+ */
+function holdSoon(key: string, tries: () => LockTry): (() => void) | Promise<() => void> {
+  const joined = (): never => {
+    throw new Error(`lock ${key}: joined a hold that is gone`);
+  };
+  if (held.has(key)) return hold(key, joined);
+  return takenSoon(tries(), () => (held.has(key) ? hold(key, joined) : null), (release) => hold(key, () => release));
+}
+
+/**
  * Runs `fn` holding the locks of every target (taken in sorted order, so two
  * writers of the same pair cannot deadlock). Re-entrant within a process.
  */
@@ -106,13 +122,25 @@ export function withCorpusLock<T>(targets: string[], fn: () => T, opts: LockOpti
 
 /**
  * withCorpusLock for a holder that awaits (the daemon's run start and end write their files with their fsyncs off
- * the event loop: session/store.ts createRunOffLoop, session/ops.ts finishRunOffLoop). The process holds the locks until `fn` settles, so other processes wait
+ * the event loop: session/store.ts createRunOffLoop, session/ops.ts finishRunOffLoop). Its locks are awaited too: while
+ * another process (a CLI) holds one, the event loop serves requests between the tries, where a blocked thread froze
+ * the daemon for up to the 10 s budget. The process holds the locks until `fn` settles, so other processes wait
  * as they would for withCorpusLock; this process's other writers, re-entrant, go on meanwhile, each synchronous (a
  * file read-modified-written without an await between, as withCorpusLock's holders do, and a file written off the
  * loop finished by any other write of it, lib/atomicWrite.ts settleWrite).
  */
-export async function withCorpusLockAsync<T>(targets: string[], fn: () => Promise<T>, opts: LockOptions = {}): Promise<T> {
-  const release = acquireCorpusLocks(targets, opts);
+export function withCorpusLockAsync<T>(targets: string[], fn: () => Promise<T>, opts: LockOptions = {}): Promise<T> {
+  let locks: (() => void) | Promise<() => void>;
+  try {
+    locks = acquireCorpusLocksSoon(targets, opts);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  // Locks taken at once (none held elsewhere): `fn` starts in the caller's synchronous stretch, as it always did.
+  return typeof locks === 'function' ? holding(locks, fn) : locks.then((release) => holding(release, fn));
+}
+
+async function holding<T>(release: () => void, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } finally {
@@ -120,30 +148,63 @@ export async function withCorpusLockAsync<T>(targets: string[], fn: () => Promis
   }
 }
 
-/** Takes (or counts once more) the locks of every target; returns their release. */
-function acquireCorpusLocks(targets: string[], opts: LockOptions): () => void {
+/** The locks of `targets`, in the order they are taken: each `.workflow/`'s kernel lock, then each target's lock file. */
+function lockPlan(targets: string[], opts: LockOptions): Array<{ key: string; tries: () => LockTry }> {
   const timeoutMs = opts.timeoutMs ?? LOCK_TIMEOUT_MS;
   const deadline = Date.now() + timeoutMs;
   const sorted = [...new Set(targets)].sort();
   const namespaces = [...new Set(sorted.map(namespaceLockPath))].sort();
   for (const ns of namespaces) assertLockInRepo(ns);
-  const releases: Array<() => void> = [];
-  const release = () => {
+  return [
+    ...namespaces.map((ns) => ({ key: ns, tries: () => namespaceLockTry(ns, deadline, timeoutMs) })),
+    ...sorted.map((t) => ({ key: `file:${t}`, tries: () => fileLockTry(t, deadline) })),
+  ];
+}
+
+/** The release of every lock taken so far, last first. */
+function releaseAll(releases: Array<() => void>): () => void {
+  return () => {
     for (const r of releases.reverse()) r();
   };
+}
+
+/** Takes (or counts once more) the locks of every target, the thread blocked while another process holds one; returns their release. */
+function acquireCorpusLocks(targets: string[], opts: LockOptions): () => void {
+  const releases: Array<() => void> = [];
   try {
-    for (const ns of namespaces) releases.push(hold(ns, () => acquireNamespaceLock(ns, Math.max(1, deadline - Date.now()), timeoutMs)));
-    for (const t of sorted) {
-      releases.push(
-        hold(`file:${t}`, () => {
-          mkdirSync(dirname(t), { recursive: true });
-          return acquireFileLock(t, deadline);
-        }),
-      );
-    }
+    for (const lock of lockPlan(targets, opts)) releases.push(hold(lock.key, () => takenSync(lock.tries())));
   } catch (err) {
-    release();
+    releaseAll(releases)();
     throw err;
   }
-  return release;
+  return releaseAll(releases);
+}
+
+/** acquireCorpusLocks awaiting a timer between tries once one is busy: their release, at once when none was. */
+function acquireCorpusLocksSoon(targets: string[], opts: LockOptions): (() => void) | Promise<() => void> {
+  const plan = lockPlan(targets, opts);
+  const releases: Array<() => void> = [];
+  const fail = (err: unknown): never => {
+    releaseAll(releases)();
+    throw err;
+  };
+  const from = (first: number): (() => void) | Promise<() => void> => {
+    for (let i = first; i < plan.length; i++) {
+      const taken = holdSoon(plan[i]!.key, plan[i]!.tries);
+      if (typeof taken !== 'function') {
+        return taken.then((release) => {
+          releases.push(release);
+          return from(i + 1);
+        });
+      }
+      releases.push(taken);
+    }
+    return releaseAll(releases);
+  };
+  try {
+    const all = from(0);
+    return typeof all === 'function' ? all : all.catch(fail);
+  } catch (err) {
+    return fail(err);
+  }
 }

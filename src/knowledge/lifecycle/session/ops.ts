@@ -147,7 +147,7 @@ export async function finishRunOffLoop(lc: LifecycleContext, root: WorkflowRoot,
  * process takes the locks of one `.workflow/` only while it holds that folder's kernel lock (format/lock.ts), so no
  * two processes hold them in opposite orders.
  */
-function runEndLocks(root: WorkflowRoot, sid: string, rid: string): string[] {
+export function runEndLocks(root: WorkflowRoot, sid: string, rid: string): string[] {
   const src = runSourceInside(root, sid, rid);
   return [storeLockTarget(root), src.ledgerPath, src.receiptPath];
 }
