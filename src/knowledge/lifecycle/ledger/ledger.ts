@@ -9,7 +9,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { MaestroError } from '../../../core/errors.js';
 import { LONE_SURROGATE } from '../../../core/schemas.js';
-import { writeFileAtomic } from '../../format/atomic.js';
+import { settleWrite, writtenNow, type FileWrite } from '../../format/atomic.js';
 import { assertNotLinked } from '../../format/linkGuard.js';
 import { withCorpusLock } from '../../format/lock.js';
 import { isJsonObject, parseJsonFile, quoteJson } from '../jsonFile.js';
@@ -155,8 +155,12 @@ export function validateLedger(file: string, raw: unknown): Ledger {
   return o as unknown as Ledger;
 }
 
-/** Reads a ledger: null when absent; throws (file + field) when corrupt. */
+/**
+ * Reads a ledger: null when absent; throws (file + field) when corrupt. A write of it in flight in this process (a run's
+ * end, its fsyncs off the event loop) is finished first, so nothing here reads the ledger it replaces.
+ */
 export function readLedger(file: string): Ledger | null {
+  settleWrite(file);
   if (!existsSync(file)) return null;
   const size = statSync(file).size;
   if (size > MAX_LEDGER_BYTES) throw new MaestroError('CORRUPT_FILE', `${file}: ${size} bytes, more than a ledger may be (${MAX_LEDGER_BYTES}); it was not read.`, { details: { file } });
@@ -173,21 +177,28 @@ export function emptyLedger(sessionId: string, runId: string | null, now: string
  */
 export function updateLedger<T>(file: string, init: () => Ledger, mutate: (l: Ledger) => T): T {
   assertNotLinked(file);
-  return withCorpusLock([file], () => {
-    const ledger = readLedger(file) ?? init();
-    const before = JSON.stringify(ledger);
-    const result = mutate(ledger);
-    if (JSON.stringify(ledger) !== before) {
-      ledger.revision += 1;
-      ledger.updated_at = new Date().toISOString();
-      const text = `${JSON.stringify(ledger, null, 2)}\n`;
-      // Written only if it can be read again (readLedger's cap); the ledger on disk stays as it was.
-      const bytes = Buffer.byteLength(text);
-      if (bytes > MAX_LEDGER_BYTES) throw new MaestroError('BAD_INPUT', `${file} would grow to ${bytes} bytes, more than a ledger may be (${MAX_LEDGER_BYTES}). Nothing was written.`, { details: { file } });
-      writeFileAtomic(file, text);
-    }
-    return result;
-  });
+  return withCorpusLock([file], () => writtenNow(ledgerUpdate(file, init, mutate)));
+}
+
+/**
+ * updateLedger's read and change, for a caller that holds the ledger's lock: yields the new text's write (none when
+ * nothing changed) for the caller to do before it goes on, now or off the event loop (session/ops.ts completeAndSeal).
+ */
+export function* ledgerUpdate<T>(file: string, init: () => Ledger, mutate: (l: Ledger) => T): Generator<FileWrite, T, void> {
+  assertNotLinked(file);
+  const ledger = readLedger(file) ?? init();
+  const before = JSON.stringify(ledger);
+  const result = mutate(ledger);
+  if (JSON.stringify(ledger) !== before) {
+    ledger.revision += 1;
+    ledger.updated_at = new Date().toISOString();
+    const text = `${JSON.stringify(ledger, null, 2)}\n`;
+    // Written only if it can be read again (readLedger's cap); the ledger on disk stays as it was.
+    const bytes = Buffer.byteLength(text);
+    if (bytes > MAX_LEDGER_BYTES) throw new MaestroError('BAD_INPUT', `${file} would grow to ${bytes} bytes, more than a ledger may be (${MAX_LEDGER_BYTES}). Nothing was written.`, { details: { file } });
+    yield { file, text };
+  }
+  return result;
 }
 
 export interface StageInput {

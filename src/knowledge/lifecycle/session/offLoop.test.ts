@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project } from '../../../../test/helpers/knowledge2.js';
 import { createLifecycleContext } from '../context.js';
+import { readLedger } from '../ledger/ledger.js';
 import { finishRun, finishRunOffLoop } from './ops.js';
 import { createRun, createRunOffLoop, createSession, runDir, sessionsDir } from './store.js';
 
@@ -79,6 +80,31 @@ describe('finishRunOffLoop', () => {
     expect(json(session).active_run_ids).toEqual(['run-2']);
     expect(json(join(runDir(p.root, 's-1', 'run-1'), 'run.json')).status).toBe('sealed');
     expect(json(join(runDir(p.root, 's-1', 'run-2'), 'run.json')).status).toBe('running');
+  });
+
+  it("writes the run's ledger off the loop too (the report staged, then an exact duplicate suppressed), and a read of it meanwhile gets the new one", async () => {
+    const p = project();
+    createSession(p.root, 's-1', 'Add greeting');
+    createRun(p.root, 's-1', { runId: 'run-1' });
+    // The locked constraint is word for word the project's spec entry (test/helpers/knowledge2.ts SPEC_FILE): an exact duplicate, suppressed at the seal.
+    const report = `${REPORT.slice(0, -4)}constraints:\n  - text: "Every error thrown to a user must carry a stable error code and say what and where."\n    status: locked\n---\n`;
+    writeFileSync(join(runDir(p.root, 's-1', 'run-1'), 'report.md'), report);
+    const ledger = join(runDir(p.root, 's-1', 'run-1'), 'knowledge-delta.json');
+    const seen: string[][] = [];
+    let finished = false;
+    // Each turn of the loop while a write of the ledger is in flight (its fixed temporary file there): what a reader here gets.
+    const watch = () => {
+      if (existsSync(`${ledger}.tmp`)) seen.push((readLedger(ledger)?.candidates ?? []).map((c) => `${c.source_kind} ${c.status}`));
+      if (!finished) setImmediate(watch);
+    };
+    await stat(p.dir);
+    setImmediate(watch);
+    await finishRunOffLoop(createLifecycleContext({ embedder: null }), p.root, 's-1', 'run-1').finally(() => (finished = true));
+    expect(seen).toEqual([
+      ['decision pending', 'constraint pending'],
+      ['decision pending', 'constraint rejected'],
+    ]);
+    expect(readLedger(ledger)?.candidates.map((c) => c.status)).toEqual(['pending', 'rejected']);
   });
 });
 

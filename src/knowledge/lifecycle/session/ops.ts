@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { MaestroError } from '../../../core/errors.js';
 import type { LifecycleContext } from '../context.js';
-import { readLedger, stageInto, updateLedger } from '../ledger/ledger.js';
+import { ledgerUpdate, readLedger, stageInto } from '../ledger/ledger.js';
 import { writtenNow, writtenOffLoop, type FileWrite } from '../../format/atomic.js';
 import { withCorpusLock, withCorpusLockAsync } from '../../format/lock.js';
 import type { WorkflowRoot } from '../../format/root.js';
@@ -33,12 +33,12 @@ export interface CompleteResult {
 export function completeRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): CompleteResult {
   const src = runSourceInside(root, sid, rid); // before run.json is read through the run folder
   assertWritableRun(root, sid, rid); // an unknown run is refused before the lock makes a file in its folder
-  // run.json read, completed and written under the store's lock, as a run's end and run creation write it.
+  // run.json read, completed and written under the store's lock, as a run's end and run creation write it; its ledger under its own.
   const run = storeLock(root, () => {
     const r = assertWritableRun(root, sid, rid);
     if (r.status !== 'completed') {
       assertRunRewritable(root, r);
-      stageReport(r, src);
+      withCorpusLock([src.ledgerPath], () => writtenNow(stagedReport(r, src)));
       writeRun(root, r);
     }
     return r;
@@ -46,12 +46,15 @@ export function completeRun(lc: LifecycleContext, root: WorkflowRoot, sid: strin
   return completeResult(run, src, reconcileSource(lc, root, src));
 }
 
-/** Stages the run's report into its ledger and fills in how the run ended; the caller writes the run. */
-function stageReport(run: RunDoc, src: Source): void {
+/**
+ * Stages the run's report into its ledger (yields the ledger's write; the caller holds its lock) and fills in how
+ * the run ended; the caller writes the run.
+ */
+function* stagedReport(run: RunDoc, src: Source): Generator<FileWrite, void, void> {
   const reportPath = join(src.dir, 'report.md');
   const report = readReportFile(reportPath) ?? parseReport('');
   const drafts = reportDrafts(report, run.run_id);
-  updateLedger(src.ledgerPath, initLedger(src), (l) => {
+  yield* ledgerUpdate(src.ledgerPath, initLedger(src), (l) => {
     const now = nowIso();
     for (const d of drafts) if (!l.candidates.some((c) => c.candidate_id === d.candidate_id)) stageInto(l, d, now, src.ledgerPath);
   });
@@ -83,12 +86,15 @@ function reconcileSourceReadOnly(root: WorkflowRoot, src: Source): Receipt {
   throw new MaestroError('RUN_SEALED', `Run ${src.rid} is sealed and has no receipt; sealed runs are not rewritten.`);
 }
 
-/** Applies automatic suppression (exact duplicates → rejected) from a fresh receipt. */
-function suppressExact(src: Source, receipt: Receipt | null): number {
+/**
+ * Applies automatic suppression (exact duplicates → rejected) from a fresh receipt: yields the ledger's write (the
+ * caller holds its lock) and gives how many it rejected.
+ */
+function* suppressedExact(src: Source, receipt: Receipt | null): Generator<FileWrite, number, void> {
   if (!receipt) return 0;
   const ids = new Set(receipt.candidates.filter((c) => c.disposition === 'exact_duplicate' && c.promotion_eligibility === 'suppressed').map((c) => c.candidate_id));
   if (!ids.size || !readLedger(src.ledgerPath)) return 0;
-  return updateLedger(src.ledgerPath, initLedger(src), (l) => {
+  return yield* ledgerUpdate(src.ledgerPath, initLedger(src), (l) => {
     let n = 0;
     for (const c of l.candidates) if (c.status === 'pending' && ids.has(c.candidate_id)) {
       c.status = 'rejected';
@@ -156,18 +162,19 @@ type Sealed = { src: Source; receipt: Receipt; suppressed: number };
 
 /**
  * Completes an unsealed run if it is not yet, reconciles, suppresses exact duplicates, seals it and takes it off the
- * session's active runs. Yields its receipt, run.json and session.json writes, in that order, for its caller to do
- * (now or off the loop) before it goes on; the ledger's writes (under the corpus lock) and `.active-run` are done here.
- * The caller holds `runEndLocks` throughout, and read `run` under them.
+ * session's active runs. Yields its writes for its caller to do (now or off the loop) before it goes on: the ledger
+ * (the report staged), the receipt, the ledger again (exact duplicates suppressed), run.json and session.json, each
+ * only when it changes; `.active-run` is cleared here. The caller holds `runEndLocks` throughout (the ledger's lock
+ * among them), and read `run` under them.
  */
 function* completeAndSeal(lc: LifecycleContext, root: WorkflowRoot, run: RunDoc): Generator<FileWrite, Sealed, void> {
   assertRunRewritable(root, run);
   assertSessionRewritable(root, readSession(root, run.session_id));
   const src = runSourceInside(root, run.session_id, run.run_id);
-  if (run.status !== 'completed') stageReport(run, src);
+  if (run.status !== 'completed') yield* stagedReport(run, src);
   const { receipt, write } = reconciledReceipt(lc, root, src);
   yield write;
-  const suppressed = suppressExact(src, receipt);
+  const suppressed = yield* suppressedExact(src, receipt);
   run.status = 'sealed';
   run.sealed_at = nowIso();
   yield runWrite(root, run);
@@ -204,7 +211,7 @@ function sealSessionLocked(lc: LifecycleContext, root: WorkflowRoot, sid: string
   const sources = sessionSources(root, sid);
   const unsealed = sources.filter((x) => x.rid !== 'session' && !isSealed(readRun(root, sid, x.rid))).map((x) => x.rid);
   const ss = sessionSource(root, sid);
-  if (readLedger(ss.ledgerPath)) suppressExact(ss, reconcileSource(lc, root, ss));
+  if (readLedger(ss.ledgerPath)) writtenNow(suppressedExact(ss, reconcileSource(lc, root, ss)));
   const unreadable: Array<{ run_id: string; error: string }> = [];
   let backlog = 0;
   for (const x of sources) {
