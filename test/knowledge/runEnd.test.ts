@@ -6,12 +6,14 @@
  * fixed temporary file is another's and no update is lost.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { project } from '../helpers/knowledge2.js';
 import { budget } from '../helpers/budget.js';
+import { lockHolder } from '../helpers/lockHolder.js';
 import { scriptArgs } from '../helpers/script.js';
+import { KnowledgeBridge, runIdFor, sessionIdFor } from '../../src/knowledge/lifecycle/bridge.js';
 import { createLifecycleContext } from '../../src/knowledge/lifecycle/context.js';
 import { readLedger } from '../../src/knowledge/lifecycle/ledger/ledger.js';
 import { readReceipt, readSourceState, runSource, sessionSource } from '../../src/knowledge/lifecycle/reconcile/receipt.js';
@@ -187,5 +189,28 @@ describe('a run end and another process writing the same files', { timeout: budg
     expect(s.activity_revision).toBe(2 * 3 * RUNS + theirs.length);
     expect(tempFiles(sessionDir(p.root, 's-1'))).toEqual([]);
     expect(JSON.parse(readFileSync(join(runDir(p.root, 's-1', 'd-0'), 'run.json'), 'utf8')).status).toBe('sealed');
+  });
+
+  it('a run another process seals while the daemon waits for its locks is "nothing to finish": null, no error', async () => {
+    const p = project();
+    const bridge = new KnowledgeBridge({ env: { MAESTRO_HOME: p.root.home } });
+    const task = { id: 'T1', title: 'Add greeting' };
+    const dir = join(p.root.home, 'runs', 'T1', 'r-1');
+    mkdirSync(dir, { recursive: true });
+    const info = { task, run: { id: 'r-1', kind: 'execute' }, runDir: dir, repoPath: p.dir };
+    await bridge.onRunStarted(info);
+    writeFileSync(join(dir, 'report.md'), '---\nverdict: ready\nsummary: greeting added\ndecisions:\n  - accepted: "Greeting strings live in src/greet.ts."\n---\n');
+    const [sid, rid] = [sessionIdFor(task.id), runIdFor('r-1')];
+    // `maestro run seal` in another process, holding the run end's locks: the daemon's end of the run finds the run
+    // unsealed, then waits for them; the other process seals the run and lets go.
+    const other = await lockHolder(['seal-run', p.dir, sid, rid]);
+    const finished = bridge.onRunFinished(info);
+    expect(isSealed(readRun(p.root, sid, rid))).toBe(false);
+    expect(await other.release()).toMatchObject({ code: 0, stderr: '' });
+    expect(await finished).toBeNull();
+    const run = readRun(p.root, sid, rid);
+    expect(run).toMatchObject({ status: 'sealed', verdict: 'done', summary: 'greeting added' }); // as the other process sealed it
+    expect(readReceipt(runSource(p.root, sid, rid))).toMatchObject({ run_id: rid, counts: { candidates: 1 } });
+    expect(readSession(p.root, sid).active_run_ids).toEqual([]);
   });
 });

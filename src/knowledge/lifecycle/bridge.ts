@@ -24,7 +24,7 @@ import { runSource, runSourceInside } from './reconcile/receipt.js';
 import { scoreSourcesAhead } from './reconcile/scoreAhead.js';
 import { briefFromIndex, type BriefLookup } from './briefSearch.js';
 import type { KnowledgeService } from '../service.js';
-import { createRunOffLoop, createSessionOffLoop, isSealed, readRun, readSession } from './session/store.js';
+import { createRunOffLoop, createSessionOffLoop, readRun, readSession } from './session/store.js';
 import { AGENT_REPORT_PATH } from './agentReport.js';
 import { importStoredRun, runHere } from './session/importRun.js';
 import { createLifecycleContext, type LifecycleContext } from './context.js';
@@ -246,7 +246,7 @@ export class KnowledgeBridge {
   private async finish(root: WorkflowRoot, sid: string, rid: string, opts: { autoPromoteDecisions?: boolean }): Promise<RunFinished | null> {
     try {
       readSession(root, sid);
-      if (isSealed(readRun(root, sid, rid))) return null;
+      readRun(root, sid, rid);
     } catch (err) {
       // Never registered (started before knowledge was wired, or its start failed): nothing to finish.
       // A corrupt session or run file is thrown: the orchestrator reports it as a knowledge.error event.
@@ -254,6 +254,7 @@ export class KnowledgeBridge {
       throw err;
     }
     const done = await finishRunOffLoop(this.lc, root, sid, rid);
+    if (!done) return null; // sealed already, or by another process (`maestro run seal`) while the locks were awaited
     const promoted: string[] = [];
     if (opts.autoPromoteDecisions) {
       const ledger = readLedger(runSource(root, sid, rid).ledgerPath);

@@ -84,7 +84,7 @@ export async function runHere(lc: LifecycleContext, root: WorkflowRoot, sid: str
 /** Scores the imported run's candidates ahead, in slices, then seals it unless an import at the same time did. */
 async function sealImported(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): Promise<void> {
   await scoreSourcesAhead(lc, root, [runSourceInside(root, sid, rid)]);
-  if (!isSealed(readRun(root, sid, rid))) finishRun(lc, root, sid, rid);
+  finishRun(lc, root, sid, rid); // nothing to finish (null) when sealed already, or by another process while it waited
 }
 
 /**

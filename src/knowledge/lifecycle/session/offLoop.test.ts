@@ -54,7 +54,7 @@ describe('finishRunOffLoop', () => {
     const result = await done;
     // The receipt, run.json and session.json: each awaited a file fsync and a folder fsync, a turn between them.
     expect(loop.stop()).toBeGreaterThanOrEqual(3);
-    expect(result.run.status).toBe('sealed');
+    expect(result?.run.status).toBe('sealed');
     for (const file of ['runs/run-1/run.json', 'runs/run-1/knowledge-reconciliation.json', 'runs/run-1/knowledge-delta.json', 'session.json']) {
       expect(timeless(join(sessionsDir(b.root), 's-1', file))).toBe(timeless(join(sessionsDir(a.root), 's-1', file)));
     }

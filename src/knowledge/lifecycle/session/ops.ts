@@ -115,14 +115,19 @@ export function sealRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, r
   });
 }
 
+type Finished = CompleteResult & { suppressed: number };
+
 /**
  * The orchestrator's end of a run (bridge.ts): complete and seal in one pass, with one reconciliation and
  * one write of run.json (complete then seal reconciled twice and wrote the run and its receipt twice).
+ * Null when the run is sealed already, before the call or by another process while this one waited for the locks
+ * (`maestro run seal`): nothing to finish. An unknown run is refused before the locks make a file in its folder.
  */
-export function finishRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): CompleteResult & { suppressed: number } {
-  assertWritableRun(root, sid, rid);
+export function finishRun(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): Finished | null {
+  if (isSealed(readRun(root, sid, rid))) return null;
   return withCorpusLock(runEndLocks(root, sid, rid), () => {
-    const run = assertWritableRun(root, sid, rid);
+    const run = readRun(root, sid, rid); // again, under the locks
+    if (isSealed(run)) return null;
     const { src, receipt, suppressed } = writtenNow(completeAndSeal(lc, root, run));
     return { ...completeResult(run, src, receipt), suppressed };
   });
@@ -130,15 +135,17 @@ export function finishRun(lc: LifecycleContext, root: WorkflowRoot, sid: string,
 
 /**
  * finishRun for the daemon: the same files in the same order, each write's fsyncs awaited in libuv's threadpool
- * (format/atomic.ts writeFileAtomicOffLoop). The receipt, run.json and session.json were 6 of a run's 16
- * fsyncs on the daemon's event loop (bench:daemon, 4 workers, 2026-12). The locks are held across the awaits
+ * (format/atomic.ts writeFileAtomicOffLoop), and its locks awaited without blocking the event loop. The receipt,
+ * run.json and session.json were 6 of a run's 16 fsyncs on the daemon's event loop (bench:daemon, 4 workers,
+ * 2026-12); the ledger's (the report staged) 2 more. The locks are held across the awaits
  * (lock.ts withCorpusLockAsync): other processes wait; this process's other work runs between the writes, and a
- * reader or writer of one of them here finishes its write first (store.ts, receipt.ts settleWrite).
+ * reader or writer of one of them here finishes its write first (store.ts, receipt.ts, ledger.ts settleWrite).
  */
-export async function finishRunOffLoop(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): Promise<CompleteResult & { suppressed: number }> {
-  assertWritableRun(root, sid, rid);
+export async function finishRunOffLoop(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): Promise<Finished | null> {
+  if (isSealed(readRun(root, sid, rid))) return null;
   return withCorpusLockAsync(runEndLocks(root, sid, rid), async () => {
-    const run = assertWritableRun(root, sid, rid);
+    const run = readRun(root, sid, rid); // again, under the locks: a CLI may have sealed it while this waited for them
+    if (isSealed(run)) return null;
     const { src, receipt, suppressed } = await writtenOffLoop(completeAndSeal(lc, root, run));
     return { ...completeResult(run, src, receipt), suppressed };
   });
