@@ -1,6 +1,6 @@
 /**
  * Scoring ahead (scoreAhead.ts): a reconcile after it writes the receipt the synchronous path writes, and the
- * event loop keeps turning while it scores.
+ * event loop keeps turning while it scores. A refresh scores before it takes the project's lock (receipt.ts scoreBeforeLock).
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +10,9 @@ import { createLifecycleContext } from '../context.js';
 import { candidateId } from '../ledger/recipes.js';
 import { RUN_LEDGER, type LedgerCandidate } from '../ledger/ledger.js';
 import { createRun, createSession } from '../session/store.js';
+import { stage } from '../session/ops.js';
+import { acquireKernelLock } from '../../../lib/kernelLock.js';
+import { namespaceLockPath } from '../../format/lock.js';
 import { reconcileSource, runSource } from './receipt.js';
 import { scoreSessionAhead } from './scoreAhead.js';
 import { prepareCorpus, type PreparedCorpus } from './prepared.js';
@@ -104,5 +107,27 @@ describe('scoring ahead of a reconcile', () => {
     const direct = prepareCorpus(corpus.docs);
     expect(sliced.feats).toEqual(direct.feats);
     expect(sliced.postings.tok.map((docs) => docs.length).sort()).toEqual(direct.postings.tok.map((docs) => docs.length).sort());
+  });
+});
+
+describe('a refresh (reconcileSource) scores before it takes the lock', () => {
+  it("scores with the project's lock free for other writers, and what changed meanwhile is scored under the lock: the receipt a reconcile of the new ledger writes", () => {
+    const { p, src } = fixture();
+    const now = new Date('2026-02-01T00:00:00Z');
+    const lc = createLifecycleContext({ embedder: null });
+    let freeWhileScored = false;
+    // Between the scoring and the lock: another writer takes the project's lock at once, and stages one more candidate.
+    const meanwhile = () => {
+      acquireKernelLock(namespaceLockPath(src.receiptPath), 0, () => new Error('the lock is held while the refresh scores'))();
+      freeWhileScored = true;
+      stage(p.root, { target: 'spec', title: 'Staged meanwhile', content: `The ${pick()} must ${sentence(12)}.`, run: 'run-ahead', session: 'ahead' }, {});
+    };
+    reconcileSource(lc, p.root, src, { now, afterScoring: meanwhile });
+    expect(freeWhileScored).toBe(true);
+    expect(lc.scored.hits).toBe(120); // the 120 found scored under the lock; the one staged meanwhile scored there
+    const refreshed = written(src.receiptPath);
+    expect(refreshed.candidates).toHaveLength(121);
+    reconcileSource(createLifecycleContext({ embedder: null }), p.root, src, { now });
+    expect(refreshed).toEqual(written(src.receiptPath));
   });
 });
