@@ -260,7 +260,7 @@ export function reconcileSource(lc: LifecycleContext, root: WorkflowRoot, src: S
  * reconcile reads the corpus, the ledger and the report again: what did not change meanwhile is found scored and only
  * decided; a candidate or a corpus that changed is scored there, as before. A source that does not read is left to it.
  */
-export function scoreBeforeLock(lc: LifecycleContext, root: WorkflowRoot, src: Source, opts: ReconcileOptions = {}): void {
+function scoreBeforeLock(lc: LifecycleContext, root: WorkflowRoot, src: Source, opts: ReconcileOptions = {}): void {
   let state: SourceState;
   let pc: PreparedCorpus;
   try {
