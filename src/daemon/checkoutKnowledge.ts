@@ -33,12 +33,12 @@ export interface CheckoutCommit {
 export type CheckoutKnowledgeDeps = Pick<SharedKnowledgeDeps, 'store' | 'owner' | 'leaseMs'>;
 
 /** A promotion committed where the project's knowledge lives: on a shared remote pushed to its main, else in its checkout. */
-export function promoteCommitted<T extends Promoted>(deps: SharedKnowledgeDeps, project: Project, sessionId: string, promote: (repo: string) => T): Promise<T & { commit?: CheckoutCommit }> {
+export function promoteCommitted<T extends Promoted>(deps: SharedKnowledgeDeps, project: Project, sessionId: string, promote: (repo: string) => T | Promise<T>): Promise<T & { commit?: CheckoutCommit }> {
   return remoteOf(project) ? promoteOnRemote(deps, project, sessionId, promote) : promoteInCheckout(deps, project, sessionId, promote);
 }
 
 /** Runs `promote` in the project's checkout and commits the knowledge files it changed; see the file's comment. */
-export async function promoteInCheckout<T extends Promoted>(deps: CheckoutKnowledgeDeps, project: Project, sessionId: string, promote: (repo: string) => T): Promise<T & { commit: CheckoutCommit }> {
+export async function promoteInCheckout<T extends Promoted>(deps: CheckoutKnowledgeDeps, project: Project, sessionId: string, promote: (repo: string) => T | Promise<T>): Promise<T & { commit: CheckoutCommit }> {
   const { store, owner, leaseMs } = deps;
   const repo = project.repoPath;
   if (!(await takeMergeLease(store.db, { projectId: project.id, owner, now: store.clock(), leaseMs }))) {

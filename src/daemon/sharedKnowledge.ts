@@ -29,7 +29,7 @@ export interface SharedKnowledgeDeps {
 }
 
 /** Runs `promote` in the project's clone (given its path) and lands what it wrote on the remote's main; see the file's comment. */
-export async function promoteOnRemote<T extends Promoted>(deps: SharedKnowledgeDeps, project: Project, sessionId: string, promote: (clone: string) => T): Promise<T> {
+export async function promoteOnRemote<T extends Promoted>(deps: SharedKnowledgeDeps, project: Project, sessionId: string, promote: (clone: string) => T | Promise<T>): Promise<T> {
   const { store, repos, owner, leaseMs } = deps;
   return repos.exclusive(project.id, async () => {
     if (!(await takeMergeLease(store.db, { projectId: project.id, owner, now: store.clock(), leaseMs }))) {
@@ -40,7 +40,7 @@ export async function promoteOnRemote<T extends Promoted>(deps: SharedKnowledgeD
       const receipts = snapshot(clone, join(clone, '.workflow', 'sessions', sessionId));
       try {
         // Inside: a promotion that fails halfway (a lock timeout, a full disk) is undone like a refused push.
-        const result = promote(clone);
+        const result = await promote(clone);
         const changed = await knowledgeChanges(clone);
         if (!changed.length) return result;
         await git(clone, ['add', '--', ...changed]);

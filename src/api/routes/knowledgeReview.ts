@@ -27,6 +27,7 @@ import { RESOLVE_FIELDS, resolveCandidate, review } from '../../knowledge/lifecy
 import { scoreSessionAhead } from '../../knowledge/lifecycle/reconcile/scoreAhead.js';
 import { auditQuery, projectQuery, promoteBody, resolveBody, sessionParams } from '../../knowledge/lifecycle/reviewSchemas.js';
 import { resolveWorkflowRoot, type WorkflowRoot } from '../../knowledge/format/root.js';
+import { withWorkflowLockAsync } from '../../knowledge/format/lock.js';
 import { scanSessions, sessionsDir } from '../../knowledge/lifecycle/session/store.js';
 import { sessionIdFor, taskIdOfSession, type SupersededVersion } from '../../core/supersededVersion.js';
 import { auditResponse, promotionResponse, resolveResponse, reviewQueueResponse, reviewResponse, type ReviewQueueSession } from '../wire/knowledgeReview.js';
@@ -39,7 +40,7 @@ export interface ReviewRouteOptions {
    * shared remote in this daemon's clone, pushed (daemon/sharedKnowledge.ts); else in the project's checkout, its
    * result saying what was committed (daemon/checkoutKnowledge.ts). Absent, the route runs it in place, uncommitted.
    */
-  promoteCommitted?: (projectId: string, sessionId: string, promote: (repoPath: string) => PromotionResult) => Promise<PromotionResult & { commit?: CheckoutCommit }>;
+  promoteCommitted?: (projectId: string, sessionId: string, promote: (repoPath: string) => Promise<PromotionResult>) => Promise<PromotionResult & { commit?: CheckoutCommit }>;
   /**
    * Which of a project's task versions a person replaced, and why (the store's tasks.superseded): what a task's
    * session says as `superseded`. The store, not the session folder, knows it: a rejection made on another
@@ -116,7 +117,8 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
   defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/reconcile', summary: "Refresh a session's stale or missing receipts", tags, params: sessionParams, query: projectQuery, response: reviewResponse }, async ({ params, query }) => {
     const root = await rootFor(query.projectId);
     await scoreSessionAhead(lc, root, params.sessionId); // the scoring, in slices: the refresh then only decides
-    return review(lc, root, params.sessionId, { refresh: true, hint: RECONCILE_ROUTE, superseded: await supersededOne(query.projectId, params.sessionId) });
+    const superseded = await supersededOne(query.projectId, params.sessionId);
+    return withWorkflowLockAsync(root.workflowDir, () => review(lc, root, params.sessionId, { refresh: true, hint: RECONCILE_ROUTE, superseded }));
   });
 
   defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/resolve', summary: 'Record a human decision on a candidate (fresh receipt required)', tags, params: sessionParams, query: projectQuery, body: resolveBody, response: resolveResponse }, async ({ params, query, body }) => {
@@ -124,13 +126,17 @@ export function registerReviewRoutes(app: FastifyInstance, opts: ReviewRouteOpti
     // The refresh runs inside, after the candidate and target are checked: a refused request writes nothing.
     // Scoring ahead writes nothing either; it lets that refresh only decide.
     if (body.refresh) await scoreSessionAhead(lc, root, params.sessionId);
-    const resolution = resolveCandidate(lc, root, params.sessionId, { candidate: body.candidate, as: body.as, reason: body.reason, refresh: body.refresh, ...(body.target ? { target: body.target } : {}) }, RESOLVE_FIELDS);
+    const input = { candidate: body.candidate, as: body.as, reason: body.reason, refresh: body.refresh, ...(body.target ? { target: body.target } : {}) };
+    const resolution = await withWorkflowLockAsync(root.workflowDir, () => resolveCandidate(lc, root, params.sessionId, input, RESOLVE_FIELDS));
     return { resolution, review: review(lc, root, params.sessionId, { hint: RECONCILE_ROUTE, superseded: await supersededOne(query.projectId, params.sessionId) }) };
   });
 
   defineRoute(app, doc, { method: 'POST', url: '/api/knowledge/review/:sessionId/promote', summary: 'Promote eligible candidates into project knowledge', tags, params: sessionParams, query: projectQuery, body: promoteBody, response: promotionResponse }, async ({ params, query, body }) => {
     // In the folder it is given: on a shared remote, the clone as just synced (it may not have existed before).
-    const promoteIn = (repoPath: string) => promote(lc, resolveWorkflowRoot({ workflowRoot: repoPath, env: opts.env }), params.sessionId, { ...('all' in body ? { all: true } : { candidates: body.candidates }), hint: RECONCILE_ROUTE });
+    const promoteIn = (repoPath: string) => {
+      const root = resolveWorkflowRoot({ workflowRoot: repoPath, env: opts.env });
+      return withWorkflowLockAsync(root.workflowDir, () => promote(lc, root, params.sessionId, { ...('all' in body ? { all: true } : { candidates: body.candidates }), hint: RECONCILE_ROUTE }));
+    };
     // A stale receipt is refreshed by the promotion (promote/gates.ts): its scoring done first, in slices. On a
     // shared remote the promotion runs in the clone as synced under the lease, and scores there what changed.
     await scoreSessionAhead(lc, await rootFor(query.projectId), params.sessionId);

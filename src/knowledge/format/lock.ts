@@ -29,6 +29,7 @@ const SECOND = 1000;
 export const LOCK_TIMEOUT_MS = 10 * SECOND;
 export const LOCK_STALE_MS = 60 * SECOND;
 const RETRY_MS = 50;
+const NAMESPACE_LOCK = '.maestro-corpus.lock';
 
 export interface LockOptions {
   timeoutMs?: number;
@@ -39,7 +40,7 @@ export function namespaceLockPath(target: string): string {
   const parts = target.split('/');
   const i = parts.lastIndexOf('.workflow');
   const base = i > 0 ? parts.slice(0, i + 1).join('/') : dirname(target);
-  return join(base, '.maestro-corpus.lock');
+  return join(base, NAMESPACE_LOCK);
 }
 
 /**
@@ -130,9 +131,31 @@ export function withCorpusLock<T>(targets: string[], fn: () => T, opts: LockOpti
  * loop finished by any other write of it, lib/atomicWrite.ts settleWrite).
  */
 export function withCorpusLockAsync<T>(targets: string[], fn: () => Promise<T>, opts: LockOptions = {}): Promise<T> {
+  return heldSoon(() => lockPlan(targets, opts), fn);
+}
+
+/**
+ * Runs `fn` holding the kernel lock of the `.workflow/` folder `workflowDir`, awaited as withCorpusLockAsync awaits
+ * it: for the daemon's synchronous knowledge operations (a review's resolve or refresh, a promotion, the demo's
+ * promotion after a run), whose targets are known only inside them. Their withCorpusLock calls then join this hold
+ * instead of blocking the thread while a CLI holds the folder; the folder's lock is held from before `fn` starts until
+ * it settles, so other processes see the operation whole.
+ *
+ * What stays synchronous: the lock files of the targets (`<target>.lock`, FORMATS §6), taken inside `fn`. Maestro
+ * processes make one only while holding the folder's kernel lock, so once this process holds it none of theirs is
+ * there (a dead holder's is reclaimed at once); only a foreign tool (maestro-flow) that holds one keeps the thread
+ * waiting, for as long as that tool's write, at most the 10 s budget, as before. So is a target outside this folder
+ * (another namespace), which the daemon's operations do not write.
+ */
+export function withWorkflowLockAsync<T>(workflowDir: string, fn: () => T | Promise<T>, opts: LockOptions = {}): Promise<T> {
+  return heldSoon(() => lockPlan([join(workflowDir, NAMESPACE_LOCK)], opts, false), fn);
+}
+
+/** Takes `plan`'s locks awaiting a timer between tries, then holds them until `fn` settles. */
+function heldSoon<T>(plan: () => LockPlan, fn: () => T | Promise<T>): Promise<T> {
   let locks: (() => void) | Promise<() => void>;
   try {
-    locks = acquireCorpusLocksSoon(targets, opts);
+    locks = acquireLocksSoon(plan());
   } catch (err) {
     return Promise.reject(err);
   }
@@ -140,7 +163,7 @@ export function withCorpusLockAsync<T>(targets: string[], fn: () => Promise<T>, 
   return typeof locks === 'function' ? holding(locks, fn) : locks.then((release) => holding(release, fn));
 }
 
-async function holding<T>(release: () => void, fn: () => Promise<T>): Promise<T> {
+async function holding<T>(release: () => void, fn: () => T | Promise<T>): Promise<T> {
   try {
     return await fn();
   } finally {
@@ -148,8 +171,13 @@ async function holding<T>(release: () => void, fn: () => Promise<T>): Promise<T>
   }
 }
 
-/** The locks of `targets`, in the order they are taken: each `.workflow/`'s kernel lock, then each target's lock file. */
-function lockPlan(targets: string[], opts: LockOptions): Array<{ key: string; tries: () => LockTry }> {
+type LockPlan = Array<{ key: string; tries: () => LockTry }>;
+
+/**
+ * The locks of `targets`, in the order they are taken: each `.workflow/`'s kernel lock, then each target's lock file
+ * (none with `files: false`: withWorkflowLockAsync).
+ */
+function lockPlan(targets: string[], opts: LockOptions, files = true): LockPlan {
   const timeoutMs = opts.timeoutMs ?? LOCK_TIMEOUT_MS;
   const deadline = Date.now() + timeoutMs;
   const sorted = [...new Set(targets)].sort();
@@ -157,7 +185,7 @@ function lockPlan(targets: string[], opts: LockOptions): Array<{ key: string; tr
   for (const ns of namespaces) assertLockInRepo(ns);
   return [
     ...namespaces.map((ns) => ({ key: ns, tries: () => namespaceLockTry(ns, deadline, timeoutMs) })),
-    ...sorted.map((t) => ({ key: `file:${t}`, tries: () => fileLockTry(t, deadline) })),
+    ...(files ? sorted.map((t) => ({ key: `file:${t}`, tries: () => fileLockTry(t, deadline) })) : []),
   ];
 }
 
@@ -180,9 +208,8 @@ function acquireCorpusLocks(targets: string[], opts: LockOptions): () => void {
   return releaseAll(releases);
 }
 
-/** acquireCorpusLocks awaiting a timer between tries once one is busy: their release, at once when none was. */
-function acquireCorpusLocksSoon(targets: string[], opts: LockOptions): (() => void) | Promise<() => void> {
-  const plan = lockPlan(targets, opts);
+/** acquireCorpusLocks for a plan, awaiting a timer between tries once one is busy: their release, at once when none was. */
+function acquireLocksSoon(plan: LockPlan): (() => void) | Promise<() => void> {
   const releases: Array<() => void> = [];
   const fail = (err: unknown): never => {
     releaseAll(releases)();

@@ -17,6 +17,7 @@ import type { Task } from '../../core/types.js';
 import { runIdFor, sessionIdFor } from '../../core/supersededVersion.js';
 import { review } from './reconcile/review.js';
 import { resolveWorkflowRoot, type WorkflowRoot } from '../format/root.js';
+import { withWorkflowLockAsync } from '../format/lock.js';
 import { finishRunOffLoop, type CompleteResult } from './session/ops.js';
 import { readLedger } from './ledger/ledger.js';
 import { promote } from './promote/promote.js';
@@ -260,7 +261,8 @@ export class KnowledgeBridge {
       const ledger = readLedger(runSource(root, sid, rid).ledgerPath);
       const decisions = (ledger?.candidates ?? []).filter((c) => c.source_kind === 'decision' && c.status === 'pending').map((c) => c.candidate_id);
       if (decisions.length) {
-        const r = promote(this.lc, root, sid, { candidates: decisions });
+        // The folder's lock awaited, not waited for with the thread blocked (a CLI may have taken it since the run's end).
+        const r = await withWorkflowLockAsync(root.workflowDir, () => promote(this.lc, root, sid, { candidates: decisions }));
         promoted.push(...r.promoted.map((p) => p.promoted_id));
       }
     }

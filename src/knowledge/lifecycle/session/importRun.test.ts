@@ -4,16 +4,18 @@
  * A stored ledger that does not read is refused naming the run, and nothing is written; a second import writes
  * nothing and a candidate decided meanwhile stays decided.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { budget } from '../../../../test/helpers/budget.js';
 import { project } from '../../../../test/helpers/knowledge2.js';
+import { lockHolder } from '../../../../test/helpers/lockHolder.js';
 import { createLifecycleContext } from '../context.js';
 import { emptyLedger, MAX_LEDGER_BYTES, stageInto } from '../ledger/ledger.js';
 import { promote } from '../promote/promote.js';
 import { review } from '../reconcile/review.js';
-import { importStoredRun, type StoredRun } from './importRun.js';
-import { createSession, isSealed, readRun, runDir, sessionDir } from './store.js';
+import { importStoredRun, runHere, type StoredRun } from './importRun.js';
+import { createSession, isSealed, readRun, runDir, sessionDir, storeLockTarget } from './store.js';
 
 const lc = createLifecycleContext({ embedder: null });
 const SID = 'task-t-0123456789ab';
@@ -88,5 +90,30 @@ describe('importStoredRun', () => {
     const r = review(lc, p.root, SID);
     expect(r.candidates).toHaveLength(300);
     expect(r.candidates.every((c) => c.receipt === 'fresh')).toBe(true);
+  });
+
+  it("seals an import stopped before its seal with the loop turning while another process holds the project's lock", { timeout: budget(60_000) }, async () => {
+    const p = project();
+    await importStoredRun(lc, p.root, SID, stored(ledgerText()), () => createSession(p.root, SID, 'Greet'));
+    // As an import stopped between its rename and its seal leaves it: completed, not sealed.
+    const file = join(runDir(p.root, SID, RID), 'run.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), status: 'completed', sealed_at: null }));
+    const other = await lockHolder(['hold', storeLockTarget(p.root)]); // a person's `maestro knowledge …`
+    let turns = 0;
+    let turned!: () => void;
+    const tenTurns = new Promise<'turning'>((resolve) => (turned = () => resolve('turning')));
+    const timer = setInterval(() => ++turns === 10 && turned(), 5);
+    try {
+      const here = runHere(lc, p.root, SID, RID);
+      // A seal that waited with its thread blocked gives up (LOCK_TIMEOUT) before the loop turns again.
+      expect(await Promise.race([tenTurns, here.then((h) => ({ settled: h }), (err: Error) => ({ settled: err.message }))])).toBe('turning');
+      expect(isSealed(readRun(p.root, SID, RID))).toBe(false);
+      await other.release();
+      expect(await here).toBe(true);
+      expect(isSealed(readRun(p.root, SID, RID))).toBe(true);
+    } finally {
+      clearInterval(timer);
+      await other.release();
+    }
   });
 });

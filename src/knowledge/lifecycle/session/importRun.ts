@@ -3,7 +3,7 @@
  * database (store/ops/runKnowledge.ts): a task taken over at review reaches its gate on a daemon whose clone never
  * held the run (the run's folder is in the first daemon's clone, not pushed). The import writes what a run of this
  * host leaves once it is finished: `runs/<run>/run.json` and `knowledge-delta.json` (the stored ledger, its ids and
- * statuses as they were), then reconciles and seals it as the orchestrator does (ops.ts finishRun), so the review,
+ * statuses as they were), then reconciles and seals it as the orchestrator does (ops.ts finishRunOffLoop), so the review,
  * promotion, the ledger's checks and the audit treat its candidates as a local run's.
  *
  * Once: a run folder already there (this host ran it, or imported it before) is never written over, so a candidate
@@ -27,7 +27,7 @@ import type { LifecycleContext } from '../context.js';
 import { MAX_LEDGER_BYTES, validateLedger } from '../ledger/ledger.js';
 import { runSourceInside } from '../reconcile/receipt.js';
 import { scoreSourcesAhead } from '../reconcile/scoreAhead.js';
-import { finishRun } from './ops.js';
+import { finishRunOffLoop } from './ops.js';
 import { assertSourceInside, isSealed, readRun, runDir, RUN_SCHEMA, type RunDoc } from './store.js';
 
 export interface StoredRun {
@@ -84,7 +84,9 @@ export async function runHere(lc: LifecycleContext, root: WorkflowRoot, sid: str
 /** Scores the imported run's candidates ahead, in slices, then seals it unless an import at the same time did. */
 async function sealImported(lc: LifecycleContext, root: WorkflowRoot, sid: string, rid: string): Promise<void> {
   await scoreSourcesAhead(lc, root, [runSourceInside(root, sid, rid)]);
-  finishRun(lc, root, sid, rid); // nothing to finish (null) when sealed already, or by another process while it waited
+  // Off the loop, its locks awaited (a GET of a review or a task's page imports): null, nothing to finish, when sealed
+  // already, or by another process while it waited.
+  await finishRunOffLoop(lc, root, sid, rid);
 }
 
 /**
