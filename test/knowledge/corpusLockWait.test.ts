@@ -10,7 +10,7 @@ import { project } from '../helpers/knowledge2.js';
 import { budget } from '../helpers/budget.js';
 import { lockHolder } from '../helpers/lockHolder.js';
 import { acquireKernelLock } from '../../src/lib/kernelLock.js';
-import { namespaceLockPath, withCorpusLock, withCorpusLockAsync } from '../../src/knowledge/format/lock.js';
+import { namespaceLockPath, withCorpusLock, withCorpusLockAsync, withWorkflowLockAsync } from '../../src/knowledge/format/lock.js';
 
 /** Counts the timer's firings; `reached(n)` resolves once it has fired n times. */
 function ticker() {
@@ -109,6 +109,28 @@ describe("waiting for another process's corpus lock", { timeout: budget(60_000) 
       expect(ticks.count()).toBeGreaterThan(start);
       await other.release();
       expect(freeForOthers(target)).toBe(true);
+    } finally {
+      ticks.stop();
+      await other.release();
+    }
+  });
+
+  it("withWorkflowLockAsync: a synchronous operation's own locks join the folder's hold, awaited with the loop turning", async () => {
+    const dir = project().dir;
+    const target = storeTarget(dir);
+    const spec = join(dir, '.workflow', 'specs', 'learnings.md'); // a target the operation finds only inside
+    const other = await lockHolder(['hold', target]);
+    const ticks = ticker();
+    try {
+      let letGo = false;
+      const op = withWorkflowLockAsync(join(dir, '.workflow'), () => withCorpusLock([spec], () => ({ ticks: ticks.count(), letGo, others: freeForOthers(spec) })), { timeoutMs: budget(10_000) });
+      await ticks.reached(10);
+      letGo = true;
+      await other.release();
+      // Inside: after the other process let go, the loop having turned; nobody else could take the folder's lock.
+      expect(await op).toEqual({ ticks: expect.any(Number), letGo: true, others: false });
+      expect((await op).ticks).toBeGreaterThanOrEqual(10);
+      expect(freeForOthers(spec)).toBe(true);
     } finally {
       ticks.stop();
       await other.release();

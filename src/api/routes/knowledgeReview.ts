@@ -4,7 +4,8 @@
  * functions as `maestro knowledge review|promote|audit`; every route names a
  * registered project (`projectId`), and the daemon maps it to that project's
  * `.workflow/` — a client never sends a path, and nothing is read or written
- * outside that root.
+ * outside that root. A POST's write awaits the project's `.workflow` lock (format/lock.ts withWorkflowLockAsync): while
+ * a person's `maestro knowledge …` holds it, the daemon answers its other requests.
  *
  *   GET  /api/knowledge/review?projectId=                     every session with its review (a superseded task version's last), and those that do not read
  *   GET  /api/knowledge/review/:sessionId?projectId=           one session's review (a task's at its gate imports its runs' on other daemons first)
