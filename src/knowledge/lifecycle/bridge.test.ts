@@ -28,6 +28,24 @@ describe('KnowledgeBridge.onRunFinished', () => {
   });
 });
 
+describe('KnowledgeBridge.onRunFinished with autoPromoteDecisions (the offline demo)', () => {
+  it("promotes the run's accepted decision and leaves its constraint pending", async () => {
+    const p = project();
+    const bridge = new KnowledgeBridge({ env: { MAESTRO_HOME: p.root.home } });
+    const dir = join(p.root.home, 'runs', 'T1', 'r-1');
+    mkdirSync(dir, { recursive: true });
+    const info = { task: { id: 'T1', title: 'Add greeting' }, run: { id: 'r-1', kind: 'execute' }, runDir: dir, repoPath: p.dir };
+    await bridge.onRunStarted(info);
+    writeFileSync(join(dir, 'report.md'), '---\nverdict: done\ndecisions:\n  - accepted: "Greeting strings live in src/greet.ts."\nconstraints:\n  - locked: "Greetings are never logged."\n---\n');
+    const done = (await bridge.onRunFinished(info, { autoPromoteDecisions: true }))!;
+    expect(done.promoted).toHaveLength(1);
+    const ledger = JSON.parse(readFileSync(join(dir, 'knowledge-delta.json'), 'utf8')) as { candidates: Array<{ source_kind: string; status: string }> };
+    expect(ledger.candidates.map((c) => [c.source_kind, c.status]).sort()).toEqual([['constraint', 'pending'], ['decision', 'promoted']]);
+    const specs = join(p.root.workflowDir, 'specs');
+    expect(readdirSync(specs).map((f) => readFileSync(join(specs, f), 'utf8')).join('')).toContain(done.promoted[0]);
+  });
+});
+
 describe('KnowledgeBridge.scoreRunAhead', () => {
   it("scores a finished run's report ahead, so that onRunFinished's reconcile only decides: the receipt is the same", async () => {
     const p = project();
