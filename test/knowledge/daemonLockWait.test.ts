@@ -4,7 +4,7 @@
  * and answers its other requests meanwhile, where the operation's own synchronous lock froze the API, WebSocket
  * and scheduler for up to the lock's 10 s budget. Once the other process lets go, the write answers as it would have.
  */
-import { readdirSync, readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { budget } from '../helpers/budget.js';
@@ -24,9 +24,10 @@ import { createSession } from '../../src/knowledge/lifecycle/session/store.js';
  * tries keeps its connection open between them. Seen only while the loop turns, so never while a taker blocks.
  */
 function tryingForLock(lockFile: string): boolean {
+  const real = realpathSync(lockFile); // as the kernel names an open file
   for (const fd of readdirSync('/proc/self/fd')) {
     try {
-      if (readlinkSync(`/proc/self/fd/${fd}`) === lockFile) return true;
+      if (readlinkSync(`/proc/self/fd/${fd}`) === real) return true;
     } catch {
       // closed meanwhile
     }
