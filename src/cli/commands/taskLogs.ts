@@ -279,6 +279,9 @@ export async function followTask(client: ApiClient, id: string, json: boolean, n
         break;
       }
       const atGate = GATE_STATUSES.includes(now.task.status) ? `${current} ${now.task.status}` : null;
+      // A gate reached after a run's end, or a drop, is said once the stream has been read again: a run that ran
+      // meanwhile (a fast review) prints first, then the watcher (`news`) brings the gate back here.
+      if (atGate && atGate !== announcedGate && outcome !== 'status') continue;
       if (atGate && atGate !== announcedGate && !json) {
         printText(gateLine(current, now.task.status));
         state.render = streamRenderer(current); // the line ended a line
