@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import type { MaestroConfig } from '../config/config.js';
 import { MaestroError } from '../core/errors.js';
 import { sandboxSpecFor } from '../daemon/jobs.js';
-import { networkSaid, socketsWarning } from '../core/daemonText.js';
+import { socketsWarning } from '../core/daemonText.js';
 import { PERL, sandboxProblem, socketScopeOf } from '../lib/sandbox.js';
 import type { ObserverConfig } from '../observer/config.js';
 
@@ -51,7 +51,7 @@ export function settleAgentSandbox(config: MaestroConfig, env: NodeJS.ProcessEnv
 
 /** The daemon's start line's word on its agents, and a warning line when they run unsandboxed without having been told to. */
 export function announceAgentSandbox(state: AgentSandboxState): { words: string; warning: string | null } {
-  if (state.kind === 'bwrap') return { words: `agents in the bwrap sandbox (${networkSaid(state.network).split(' (')[0]})`, warning: state.sockets ? socketsWarning(state.sockets) : null };
+  if (state.kind === 'bwrap') return { words: `agents in the bwrap sandbox (network: ${state.network ?? 'shared'})`, warning: state.sockets ? socketsWarning(state.sockets) : null };
   const warning = state.unintended ? `agents run as you, unsandboxed, so an agent can read what you can (the daemon's token too): ${state.reason}` : null;
   return { words: 'agents run as you, unsandboxed', warning };
 }
