@@ -34,7 +34,7 @@ export function register(program: Command, ctx: CliContext): void {
       .command('add <path>')
       .description('Register the git repository at <path> as a project, optionally with its agent.')
       .option('--name <name>', 'project name (default: the folder name)')
-      .option('--remote <remote>', 'a shared remote several daemons work through, each in its own clone (README "Running on several machines"); <path> may then be that bare repository')
+      .option('--remote <remote>', 'a shared remote several daemons work through, each in its own clone (docs/several-machines.md); <path> may then be that bare repository')
       .addOption(new Option('--provider <kind>', 'the agent that runs its tasks (docs/agents.md)').choices(PROVIDER_KINDS))
       .option('--command <argv>', "with --provider command: the agent's argv, {prompt} where the prompt goes (else stdin), {model} for the model")
       .option('--script <file>', 'with --provider scripted: the script, a file in the repository (docs/scripted-agent.md)'),
