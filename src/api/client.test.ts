@@ -81,4 +81,25 @@ describe('ApiClient', () => {
       rmSync(home, { recursive: true, force: true });
     }
   });
+  it('reads no more of an event stream once its caller aborted, even events that came in the same chunk', async () => {
+    server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'x-trace-id': 'trace-1' });
+      // Three events in one write: a reader that goes on after an abort hands all three over.
+      res.write('id: r:1\nevent: token\ndata: "a"\n\nid: r:2\nevent: result\ndata: {}\n\nid: r:3\nevent: token\ndata: "b"\n\n');
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const connection = new AbortController();
+    const seen: string[] = [];
+    const read = new ApiClient({ url }, {}).readSse('/api/tasks/t1/stream', {
+      signal: connection.signal,
+      onEvent: (e) => {
+        seen.push(e.id!);
+        if (e.event === 'result') connection.abort();
+      },
+    });
+    await expect(read).rejects.toMatchObject({ name: 'AbortError' });
+    expect(seen).toEqual(['r:1', 'r:2']);
+    server.closeAllConnections();
+  });
 });

@@ -190,25 +190,27 @@ export class ApiClient {
     let dataLines: string[] = [];
     try {
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let nl: number;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, nl).replace(/\r$/, '');
-        buffer = buffer.slice(nl + 1);
-        if (line === '') {
-          if (dataLines.length) await options.onEvent({ ...current, data: dataLines.join('\n') });
-          current = { id: null, event: 'message', data: '' };
-          dataLines = [];
-          continue;
+        buffer += decoder.decode(chunk, { stream: true });
+        let nl: number;
+        while ((nl = buffer.indexOf('\n')) >= 0) {
+          const line = buffer.slice(0, nl).replace(/\r$/, '');
+          buffer = buffer.slice(nl + 1);
+          if (line === '') {
+            // A caller that aborted (in an event's handler, say) asked for no more: the chunk's other events stay unread.
+            options.signal?.throwIfAborted();
+            if (dataLines.length) await options.onEvent({ ...current, data: dataLines.join('\n') });
+            current = { id: null, event: 'message', data: '' };
+            dataLines = [];
+            continue;
+          }
+          if (line.startsWith(':')) continue;
+          const colon = line.indexOf(':');
+          const field = colon < 0 ? line : line.slice(0, colon);
+          const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+          if (field === 'id') current.id = value;
+          else if (field === 'event') current.event = value;
+          else if (field === 'data') dataLines.push(value);
         }
-        if (line.startsWith(':')) continue;
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-        if (field === 'id') current.id = value;
-        else if (field === 'event') current.event = value;
-        else if (field === 'data') dataLines.push(value);
-      }
       }
     } catch (err) {
       // The connection dropped mid-stream (the daemon stopped): the caller may reconnect.
