@@ -4,7 +4,8 @@
  * http://127.0.0.1:<MAESTRO_PORT>, else where the daemon of MAESTRO_HOME
  * listens (its daemon.url), else :4300; the token from MAESTRO_TOKEN, else
  * from `$MAESTRO_HOME/token` — but that file only for a daemon on this
- * machine's loopback, so the local secret never travels to another host. Every
+ * machine's loopback, so the local secret never travels to another host, and
+ * no token goes to a loopback port another user's program holds (portOwner.ts). Every
  * request says `X-Maestro-Client` (the daemon takes a bodyless write only with
  * it or a JSON content type) and carries no Origin. An API
  * error becomes a MaestroError with the API's own code and message, so the
@@ -16,6 +17,8 @@
  * error page is not taken for the daemon's refusal.
  */
 import { clientTokenSource, daemonUrlFromEnv, defaultDaemonUrl } from '../config/env.js';
+import { isLoopback } from '../config/home.js';
+import { refuseForeignListener } from '../lib/portOwner.js';
 import { ERROR_CATALOGUE, MaestroError, coerceError, type ErrorCode } from '../core/errors.js';
 import type { ProjectDetail, ProjectList } from './wire/responses.js';
 
@@ -99,6 +102,9 @@ export class ApiClient {
 
   /** Sends a request; returns the response, throwing the API's error for any non-2xx. */
   async raw(method: string, path: string, options: { query?: Query; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
+    // Asked on every request, not once: `maestro mcp` and `task logs --follow` outlive a daemon's stop.
+    const base = new URL(this.baseUrl);
+    if (this.token && isLoopback(base.hostname.replace(/^\[|\]$/g, ''))) refuseForeignListener(base);
     let res: Response;
     try {
       res = await fetch(this.url(path, options.query), {

@@ -9,7 +9,7 @@
  * `$MAESTRO_HOME/daemon.lock` names a live process on this host, so a CLI
  * with no daemon running pays one failed file read, not a connection. The
  * token: MAESTRO_TOKEN, else the home's token file for a daemon on loopback
- * (the same rule as ApiClient).
+ * (the same rule as ApiClient), never to another user's program on a loopback port.
  *
  * Only when it is faster, and gives the same answer: on 10,000 entries a cold
  * search through the daemon costs about 90 ms of CPU against 240 ms in
@@ -31,8 +31,9 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { clientToken, defaultDaemonUrl, searchDaemonSetting } from '../../config/env.js';
-import { resolveHome } from '../../config/home.js';
+import { isLoopback, resolveHome } from '../../config/home.js';
 import { MaestroError, type ErrorCode } from '../../core/errors.js';
+import { refuseForeignListener } from '../../lib/portOwner.js';
 import { isPidAlive } from '../../lib/processes.js';
 import { toQueryString, type SearchRequest } from './params.js';
 
@@ -102,6 +103,14 @@ export async function searchViaDaemon(req: SearchRequest, workflowDir: string, i
     return undefined; // not a URL: nothing to ask
   }
   const token = clientToken(url, env);
+  if (token && isLoopback(url.hostname.replace(/^\[|\]$/g, ''))) {
+    try {
+      refuseForeignListener(url);
+    } catch (err) {
+      if (!target.named) return undefined; // another user's program on the port: search in process, send it nothing
+      throw err;
+    }
+  }
   const res = await get(url, token ? { authorization: `Bearer ${token}` } : {});
   if (!res) return undefined; // no daemon answering: search in process
   if (res.status === 404) return undefined; // an older daemon without the route
