@@ -44,6 +44,9 @@ export const SANDBOX_HIDDEN = [
   ...['org.mozilla.firefox', 'org.chromium.Chromium', 'com.google.Chrome', 'com.brave.Browser', 'com.microsoft.Edge', 'com.vivaldi.Vivaldi', 'com.opera.Opera', 'io.gitlab.librewolf-community', 'org.mozilla.Thunderbird'].map((app) => `~/.var/app/${app}`),
   ...['~/.cache/mozilla', '~/.cache/google-chrome', '~/.cache/chromium', '~/.cache/BraveSoftware', '~/.cache/vivaldi', '~/.cache/opera', '~/.cache/librewolf'],
   ...['~/.password-store', '~/.local/share/keyrings', '~/.config/op'],
+  // The default Maestro home, for a daemon that runs on another (MAESTRO_HOME for a trial, or for agents trusted
+  // less): the daemon a person runs day to day keeps its token there, which a shared network lets an agent use.
+  '~/.maestro',
 ];
 /**
  * Hidden by default, outside the home: the user's runtime folder (ssh-agent, gpg-agent and keyring

@@ -113,6 +113,23 @@ describe.skipIf(unusable)("what in the user's home holds secrets, seen from an a
   });
 });
 
+describe.skipIf(unusable)('another Maestro home of the user, seen from an agent of a daemon on its own home', () => {
+  it('reads empty: the default home (~/.maestro), its token and database, while this daemon runs on another', () => {
+    // A second daemon (MAESTRO_HOME for a trial, or for agents trusted less) hid only its own home: its agents read
+    // the everyday daemon's token in ~/.maestro and, on the shared network, could drive that daemon.
+    const { root, project, spec } = sandboxes('postgres://me:pw@127.0.0.1:5432/maestro');
+    const places = ['.maestro/token', '.maestro/maestro.db'];
+    for (const place of places) {
+      mkdirSync(join(root, place, '..'), { recursive: true });
+      writeFileSync(join(root, place), `${SECRET}\n`);
+    }
+    const read = `${places.map((place) => `cat ${join(root, place)} 2>/dev/null`).join('; ')}; echo end`;
+    expect(inSandbox(spec, project, read)).toBe('end\n');
+    const bare = { ...spec, hide: spec.hide.filter((h) => !h.startsWith(root)) };
+    expect(inSandbox(bare, project, read)).toBe(`${`${SECRET}\n`.repeat(places.length)}end\n`);
+  });
+});
+
 describe.skipIf(unusable)("the board's cookie in a browser the system packs (the daemon's token, 90 days)", () => {
   it('reads empty: Firefox and Chromium as snaps (Ubuntu\'s Firefox) or flatpaks, and other browsers\' profiles', () => {
     // Each holds the board's cookie as any profile does, Firefox's in plain SQLite: the daemon's token, with
