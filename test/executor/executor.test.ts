@@ -92,8 +92,26 @@ describe('executor pipeline', () => {
     expect(record.type).toBe('error');
     if (record.type !== 'error') return;
     expect(record.code).toBe('DIFF_GATE');
-    expect(record.message).toContain('1 file(s) larger than limits.maxFileBytes (1000 bytes): dump.bin (5000 bytes)');
+    expect(record.message).toContain('1 file(s) larger than limits.maxFileBytes (1000 bytes), left uncommitted in the worktree: dump.bin (5000 bytes)');
     expect(record.needsAttention).toMatchObject({ reason: 'diff_gate', details: { largeFiles: [{ path: 'dump.bin', bytes: 5000 }] } });
+  });
+
+  it('refuses a file past maxFileBytes before git reads it: a sparse file an agent makes for nothing is never hashed', async () => {
+    // `truncate -s` writes no byte, and `git add -A` read and deflated all of them (4 GB: 34 s of the worker's CPU,
+    // and a loose object in the repository's own .git). 2 GiB here: about 15 s of git's time without the check.
+    using sb = sandbox();
+    const base = sb.git('rev-parse', 'main');
+    const agent = { kind: 'command', command: ['sh', '-c', 'cat >/dev/null; truncate -s 2G big.bin; echo small > ok.txt; echo done'] };
+    const record = await runPipeline(parseJob(sb.job({ kind: 'execute', provider: agent, limits: { maxFileBytes: 1000 } } as never, '')), { runDir: sb.runDir('exec') });
+    expect(record.type).toBe('error');
+    if (record.type !== 'error') return;
+    expect(record.code).toBe('DIFF_GATE');
+    expect(record.message).toContain(`1 file(s) larger than limits.maxFileBytes (1000 bytes), left uncommitted in the worktree: big.bin (${2 ** 31} bytes)`);
+    expect(record.needsAttention).toMatchObject({ reason: 'diff_gate', details: { largeFiles: [{ path: 'big.bin', bytes: 2 ** 31 }], limits: { maxFileBytes: 1000 } } });
+    // Nothing committed: the branch is where it started, and the file is in the worktree for the person to delete.
+    const wt = join(sb.worktrees, 'T1-v1');
+    expect(sb.git('rev-parse', 'maestro/T1-v1')).toBe(base);
+    expect(execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: wt, encoding: 'utf8' })).toBe('?? big.bin\n?? ok.txt\n');
   });
 
   it('lets a change edit a file that was already past maxFileBytes on main (a big lockfile is not its doing)', async () => {

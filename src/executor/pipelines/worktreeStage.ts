@@ -9,6 +9,7 @@ import { commitAll } from '../../git/merge.js';
 import { git } from '../../git/git.js';
 import { ensureWorktree, headOf, setAsideLeftovers, worktreeLinked } from '../../git/worktree.js';
 import { setAsideEmbeddedRepositories } from '../../git/embedded.js';
+import { largeUncommitted } from '../../git/largeUncommitted.js';
 import { needsAttention, stage, type RunContext } from '../context.js';
 
 export interface WorktreeStageOutput {
@@ -76,7 +77,8 @@ export function conflictNeeded(wt: WorktreeStageOutput, base: string): MaestroEr
  * agent works (a person's `rm -rf`, a disk clean-up), and the agent's next write makes a plain folder in its
  * place: git there says "not a git repository", or worse, with the home inside another repository, commits
  * to that one. The run stops instead, saying what happened and what to do; the retry makes the worktree
- * again on the task's branch (ensureWorktree), which keeps every commit made before. `beforeCommit` checks what
+ * again on the task's branch (ensureWorktree), which keeps every commit made before. A file past
+ * limits.maxFileBytes stops it too, before git reads it (largeUncommitted.ts). `beforeCommit` checks what
  * the agent left once git may look at all of it (no repository the agent made is left in the worktree).
  */
 export async function commitWork(ctx: RunContext, wt: { path: string; branch: string }, message: string, o: { beforeCommit?: () => Promise<void> } = {}): Promise<string | null> {
@@ -90,9 +92,18 @@ export async function commitWork(ctx: RunContext, wt: { path: string; branch: st
   if (head && offBranch(head, wt.branch)) throw leftBranch(ctx.job.taskId, wt, head);
   const embedded = await setAsideEmbeddedRepositories(wt.path);
   if (embedded.length) throw needsAttention('DIFF_GATE', 'diff_gate', embeddedProblem(embedded), { strayGitlinks: embedded });
+  const limit = ctx.limits.maxFileBytes;
+  const large = await largeUncommitted(wt.path, limit);
+  if (large.length) throw needsAttention('DIFF_GATE', 'diff_gate', largeProblem(large, limit), { largeFiles: large, limits: { maxFileBytes: limit } });
   // Once no repository the agent made is left in the worktree: git may then look at everything in it.
   await o.beforeCommit?.();
   return commitAll(wt.path, message);
+}
+
+/** What the person reads about files too large to commit (largeUncommitted), and what to do. */
+function largeProblem(files: Array<{ path: string; bytes: number }>, limit: number): string {
+  const names = files.slice(0, 10).map((f) => `${f.path} (${f.bytes} bytes)`).join(', ');
+  return `${files.length} file(s) larger than limits.maxFileBytes (${limit} bytes), left uncommitted in the worktree: ${names}; git would read every byte to commit one, and once merged a file stays in the repository's history for good. In the worktree, delete it (and add it to .gitignore if a tool makes it), or raise limits.maxFileBytes in .maestro/config.json, then retry`;
 }
 
 /** What the person reads about git repositories the agent made in its worktree, and what to do. */
