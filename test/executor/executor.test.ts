@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseJob } from '../../src/executor/protocol/job.js';
@@ -112,6 +112,17 @@ describe('executor pipeline', () => {
     const wt = join(sb.worktrees, 'T1-v1');
     expect(sb.git('rev-parse', 'maestro/T1-v1')).toBe(base);
     expect(execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: wt, encoding: 'utf8' })).toBe('?? big.bin\n?? ok.txt\n');
+    expect(record.message).toContain(`In the worktree (${wt}), delete it`);
+    // A retry with the file still there is refused as soon as it would be set aside (a commit too), unread again.
+    const small = { kind: 'command', command: ['sh', '-c', 'cat >/dev/null; echo more > ok.txt'] };
+    const again = await runPipeline(parseJob(sb.job({ kind: 'execute', provider: small, limits: { maxFileBytes: 1000 } } as never, '', 'r2')), { runDir: sb.runDir('r2') });
+    expect(again).toMatchObject({ type: 'error', code: 'DIFF_GATE', needsAttention: { details: { largeFiles: [{ path: 'big.bin', bytes: 2 ** 31 }] } } });
+    expect(sb.git('for-each-ref', 'refs/maestro/set-aside/')).toBe('');
+    // Deleted, as the refusal says: the next run sets aside what is left and commits its own work.
+    rmSync(join(wt, 'big.bin'));
+    const done = await runPipeline(parseJob(sb.job({ kind: 'execute', provider: small, limits: { maxFileBytes: 1000 } } as never, '', 'r3')), { runDir: sb.runDir('r3') });
+    expect(done.type, JSON.stringify(done)).toBe('result');
+    expect(sb.git('show', 'maestro/T1-v1:ok.txt')).toBe('more');
   });
 
   it('lets a change edit a file that was already past maxFileBytes on main (a big lockfile is not its doing)', async () => {

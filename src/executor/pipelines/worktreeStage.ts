@@ -42,6 +42,8 @@ export function worktreeStage(ctx: RunContext, options: { sync: boolean; measure
     if (embedded.length) ctx.emit({ type: 'phase', stage: 'embedded-repositories', state: 'done', detail: { repositories: embedded } });
     // A worktree kept from an earlier run of this version may hold what that run wrote and never
     // committed (it was killed, or its claim was taken back): this run starts from the branch's commits.
+    // Setting aside commits what is there too: a file too large is refused first, unread, as at the commit.
+    if (options.fresh && !wt.created) await refuseLargeUncommitted(ctx, wt.path);
     const aside = options.fresh && !wt.created ? await setAsideLeftovers(wt.path, `maestro: left uncommitted by an earlier run of ${job.taskId}; set aside by run ${job.runId}`) : { files: [], ref: null };
     if (aside.ref) ctx.emit({ type: 'phase', stage: 'set-aside', state: 'done', detail: { files: aside.files, ref: aside.ref, restore: `git stash apply ${aside.ref}` } });
     // An earlier run's agent switched branches or detached HEAD (that run stopped, LEFT_BRANCH): back to the task's.
@@ -92,18 +94,23 @@ export async function commitWork(ctx: RunContext, wt: { path: string; branch: st
   if (head && offBranch(head, wt.branch)) throw leftBranch(ctx.job.taskId, wt, head);
   const embedded = await setAsideEmbeddedRepositories(wt.path);
   if (embedded.length) throw needsAttention('DIFF_GATE', 'diff_gate', embeddedProblem(embedded), { strayGitlinks: embedded });
-  const limit = ctx.limits.maxFileBytes;
-  const large = await largeUncommitted(wt.path, limit);
-  if (large.length) throw needsAttention('DIFF_GATE', 'diff_gate', largeProblem(large, limit), { largeFiles: large, limits: { maxFileBytes: limit } });
+  await refuseLargeUncommitted(ctx, wt.path);
   // Once no repository the agent made is left in the worktree: git may then look at everything in it.
   await o.beforeCommit?.();
   return commitAll(wt.path, message);
 }
 
-/** What the person reads about files too large to commit (largeUncommitted), and what to do. */
-function largeProblem(files: Array<{ path: string; bytes: number }>, limit: number): string {
+/**
+ * Stops the run (DIFF_GATE) when the worktree holds files past limits.maxFileBytes that git would read to commit or
+ * to set aside (largeUncommitted.ts), naming them and the worktree.
+ */
+async function refuseLargeUncommitted(ctx: RunContext, worktree: string): Promise<void> {
+  const limit = ctx.limits.maxFileBytes;
+  const files = await largeUncommitted(worktree, limit);
+  if (!files.length) return;
   const names = files.slice(0, 10).map((f) => `${f.path} (${f.bytes} bytes)`).join(', ');
-  return `${files.length} file(s) larger than limits.maxFileBytes (${limit} bytes), left uncommitted in the worktree: ${names}; git would read every byte to commit one, and once merged a file stays in the repository's history for good. In the worktree, delete it (and add it to .gitignore if a tool makes it), or raise limits.maxFileBytes in .maestro/config.json, then retry`;
+  const message = `${files.length} file(s) larger than limits.maxFileBytes (${limit} bytes), left uncommitted in the worktree: ${names}; git would read every byte to commit one, and once merged a file stays in the repository's history for good. In the worktree (${worktree}), delete it (and add it to .gitignore if a tool makes it), or raise limits.maxFileBytes in .maestro/config.json, then retry`;
+  throw needsAttention('DIFF_GATE', 'diff_gate', message, { largeFiles: files, limits: { maxFileBytes: limit } });
 }
 
 /** What the person reads about git repositories the agent made in its worktree, and what to do. */
