@@ -109,7 +109,7 @@ export class Orchestrator {
     this.runStarter = new RunStarter({ store, config, opts, repos: this.repos, knowledge: this.knowledge, workers: this.workers, ingestor: this.ingestor });
     this.merges = new MergeCoordinator(store, {
       hooks,
-      startConflictRun: (task, kind) => this.startConflictRun(task, kind),
+      startConflictRun: (task, kind) => this.runStarter.startConflict(task, kind),
       runningRun: async (taskId) => (await this.store.runs.list({ taskId, status: 'running' }))[0]?.kind ?? null,
       repos: this.repos,
       owner: this.owner, leaseMs: config.leaseMs,
@@ -196,12 +196,12 @@ export class Orchestrator {
     // Before expireClaims: a daemon back from a pause (a laptop asleep) renews its own leases before it could take its own tasks back. Not on every tick (a tick per task event, on every daemon): only once the timer's is old.
     if (this.store.clock() - this.aliveAt >= this.keepAliveMs) await this.keepAlive();
     // Expired tasks back to ready or taken over, each with its event, before reconcile (a taken-over task starts first); with no slot free, a takeover is left to a daemon with one (TakeOver.busy).
-    const busy = this.freeAfterTick <= 0 || this.slotsTaken >= this.config.maxConcurrentRuns - this.config.reservedConflictSlots;
+    const busy = this.freeAfterTick <= 0 || this.runStarter.slotsTaken >= this.config.maxConcurrentRuns - this.config.reservedConflictSlots;
     const expired = await this.store.tasks.expireClaims({ owner: this.owner, leaseMs: this.config.leaseMs, busy });
     if (expired.length) this.opts.log?.info({ tasks: expired }, 'took back (or over) tasks whose claimer stopped renewing its lease');
     const { inFlight, waiting, starts } = await this.reconcile();
     if (!this.stopping) {
-      const running = this.slotsTaken;
+      const running = this.runStarter.slotsTaken;
       // A full disk or a read-only home: claim nothing, since a new run would only fail on the disk.
       const paused = this.opts.mayClaim?.() === false;
       // Claimed tasks waiting for a slot for their next stage (or their conflict run) go first: no new claim while they wait.
@@ -293,7 +293,7 @@ export class Orchestrator {
       // A run read running above is one (if it ended since, its task's event brings the next tick); only a task
       // without one is asked again, one query instead of one per in-flight task on every tick.
       if (busy.has(task.id) || this.runStarter.isStarting(task.id) || (await this.store.runs.list({ taskId: task.id, status: 'running' })).length) continue;
-      if (this.slotsTaken >= this.config.maxConcurrentRuns) waiting++;
+      if (this.runStarter.slotsTaken >= this.config.maxConcurrentRuns) waiting++;
       else starts.push(this.runStarter.begin(task));
     }
     return { inFlight, waiting, starts };
@@ -344,17 +344,6 @@ export class Orchestrator {
     this.ingestor.unfollow(run.id);
     await this.store.runs.failWithTask({ run, task, owner: this.owner, error, backoffMs });
     this.opts.onChange();
-  }
-
-  private async startConflictRun(task: Task, kind: 'conflict' | 'merge_check'): Promise<boolean> {
-    if (this.slotsTaken >= this.config.maxConcurrentRuns) return false;
-    await this.runStarter.track(task.id, this.runStarter.create(task, kind));
-    return true;
-  }
-
-  /** Slots held: by running workers (WorkerManager.slotsInUse), and by runs being started. */
-  private get slotsTaken(): number {
-    return this.workers.slotsInUse + this.runStarter.starting;
   }
 
   /**

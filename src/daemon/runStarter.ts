@@ -77,6 +77,11 @@ export class RunStarter {
     return this.starts.size;
   }
 
+  /** Slots held: by running workers (WorkerManager.slotsInUse), and by runs being started. */
+  get slotsTaken(): number {
+    return this.parts.workers.slotsInUse + this.starts.size;
+  }
+
   /** Resolves when no start is under way. */
   async idle(): Promise<void> {
     while (this.starts.size) await Promise.allSettled(this.starts.values());
@@ -106,6 +111,13 @@ export class RunStarter {
       await runNotStarted(store, { owner: this.owner, task, kind, onError: opts.onError }, coerceError(err));
     }
     opts.onChange();
+  }
+
+  /** A merge train's conflict run (or merge check) for the task, if a slot is free; false when none is. */
+  async startConflict(task: Task, kind: 'conflict' | 'merge_check'): Promise<boolean> {
+    if (this.slotsTaken >= this.parts.config.maxConcurrentRuns) return false;
+    await this.track(task.id, this.create(task, kind));
+    return true;
   }
 
   /** The run of `kind` for the task as it stands, with its worker started. */
