@@ -39,6 +39,7 @@ import { perProjectSlots, Scheduler } from './scheduler.js';
 import { WorkerManager } from './workerManager.js';
 import { MAX_WORKER_RESTARTS, SECOND, WORKER_SILENCE_MS, WORKTREE_PRUNE_MS, type OrchestratorOptions } from './orchestratorOptions.js';
 import { RunStarter } from './runStarter.js';
+import { KnowledgeEnds } from './knowledgeEnds.js';
 import { TickTriggers } from './tickTriggers.js';
 import { applyLeftovers, releaseBetweenStages } from './handOver.js';
 
@@ -60,6 +61,7 @@ export class Orchestrator {
   private kicked = false;
   private stopping = false;
   private readonly knowledge: KnowledgeBridge;
+  private readonly knowledgeEnds: KnowledgeEnds;
   private readonly restarts = new Map<string, number>();
   /** Runs whose worker this daemon found running from before its start (a restart, a kill -9), said once each. */
   private readonly adopted = new Set<string>();
@@ -79,6 +81,7 @@ export class Orchestrator {
     this.owner = config.name;
     // Its home is the daemon's: the run folders it links lie in the home's runs/.
     this.knowledge = opts.knowledge ?? new KnowledgeBridge({ env: { MAESTRO_HOME: config.home } });
+    this.knowledgeEnds = new KnowledgeEnds({ log: opts.log, slowMs: opts.knowledgeEndSlowMs });
     this.repos = new ProjectRepos(config.home, { retryMs: opts.remoteRetryMs, stallMs: opts.gitStallMs, onReachability: opts.onRemote, onSteeringMoved: steeringRecorder(store, opts.onError), onError: opts.onError });
     const hooks = opts.hooks ?? {};
     this.scheduler = new Scheduler(store, {
@@ -98,15 +101,17 @@ export class Orchestrator {
       onError: opts.onError,
       // The branch is on the remote before the outcome is committed: once it is, another daemon may review or merge the task.
       beforeFinal: (run) => publishTaskBranch(this.store, this.repos, config.home, run, opts.onError),
+      // The tick may start other work at once; the task's next run waits for this run's knowledge (knowledgeEnds.ts).
       onFinal: (run) => {
+        const end = this.knowledgeEnds.add(run, knowledgeFinished(this.store, this.knowledge, config.home, run, this.opts.onError));
         this.kick();
-        return knowledgeFinished(this.store, this.knowledge, config.home, run, this.opts.onError);
+        return end;
       },
       preFinal: opts.preFinal,
       log: opts.log,
     });
     this.triggers = new TickTriggers(this.owner);
-    this.runStarter = new RunStarter({ store, config, opts, repos: this.repos, knowledge: this.knowledge, workers: this.workers, ingestor: this.ingestor });
+    this.runStarter = new RunStarter({ store, config, opts, repos: this.repos, knowledge: this.knowledge, knowledgeEnds: this.knowledgeEnds, workers: this.workers, ingestor: this.ingestor });
     this.merges = new MergeCoordinator(store, {
       hooks,
       startConflictRun: (task, kind) => this.runStarter.startConflict(task, kind),
@@ -124,6 +129,7 @@ export class Orchestrator {
   start(): void {
     if (this.halts) return;
     this.stopping = false;
+    this.knowledgeEnds.start();
     this.workers.start();
     // The worktrees of finished tasks, then the agents' scratch folders of ended runs.
     const prune = () => void pruneFinishedWorktrees(this.store, this.config.home, this.opts).then(() => pruneEndedScratch(this.store, this.config.home, this.opts));
@@ -355,6 +361,8 @@ export class Orchestrator {
    */
   async stop(opts: { graceMs: number; detach?: boolean; onHandOver?: () => void }): Promise<void> {
     this.stopping = true;
+    // A start waiting for its task's previous run's knowledge gives up: idle() below would wait for it.
+    this.knowledgeEnds.stop();
     const handOver = { store: this.store, owner: this.owner, onError: this.opts.onError, log: this.opts.log };
     for (const halt of this.halts ?? []) halt();
     this.halts = null;

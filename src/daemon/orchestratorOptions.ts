@@ -46,6 +46,8 @@ export interface OrchestratorOptions {
   mayClaim?: () => boolean;
   /** The knowledge brief and run ledgers (the daemon's KnowledgeService owns it); default: one that watches nothing. */
   knowledge?: KnowledgeBridge;
+  /** How long a run's start waits for its task's previous run's knowledge before the log says so (KNOWLEDGE_END_SLOW_MS); tests shorten it. */
+  knowledgeEndSlowMs?: number;
 }
 
 /** How often worktrees of finished tasks are removed (also once at start). */

@@ -19,6 +19,7 @@ import type { KnowledgeBridge } from '../knowledge/lifecycle/bridge.js';
 import { newId } from '../store/rows.js';
 import type { Store } from '../store/store.js';
 import type { Ingestor } from './ingestor.js';
+import type { KnowledgeEnds } from './knowledgeEnds.js';
 import { buildJob, projectAndOthers, runKindFor, workerEnvFor } from './jobs.js';
 import { ridersOf } from './mergeBatch.js';
 import { SECOND, type OrchestratorOptions } from './orchestratorOptions.js';
@@ -33,6 +34,8 @@ export interface RunStarterParts {
   opts: OrchestratorOptions;
   repos: ProjectRepos;
   knowledge: KnowledgeBridge;
+  /** The knowledge ends of the tasks' last runs, which their next runs wait for. */
+  knowledgeEnds: KnowledgeEnds;
   workers: WorkerManager;
   ingestor: Ingestor;
 }
@@ -113,16 +116,25 @@ export class RunStarter {
     opts.onChange();
   }
 
-  /** A merge train's conflict run (or merge check) for the task, if a slot is free; false when none is. */
+  /**
+   * A merge train's conflict run (or merge check) for the task, if a slot is free; false when none is. A start given
+   * up at a stop counts as made: the task's next merge, on whichever daemon, opens the run again.
+   */
   async startConflict(task: Task, kind: 'conflict' | 'merge_check'): Promise<boolean> {
     if (this.slotsTaken >= this.parts.config.maxConcurrentRuns) return false;
     await this.track(task.id, this.create(task, kind));
     return true;
   }
 
-  /** The run of `kind` for the task as it stands, with its worker started. */
-  async create(task: Task, kind: RunKind, syncedAfter?: number): Promise<Run> {
-    const { store, config, opts, repos, knowledge } = this.parts;
+  /**
+   * The run of `kind` for the task as it stands, with its worker started; null when the daemon stopped while the
+   * start waited for the knowledge end of the task's previous run.
+   */
+  async create(task: Task, kind: RunKind, syncedAfter?: number): Promise<Run | null> {
+    const { store, config, opts, repos, knowledge, knowledgeEnds } = this.parts;
+    // Not while the task's previous run is finishing its knowledge (knowledgeEnds.ts): this run's brief reads the
+    // session that end settles, and its start writes the session that end is writing.
+    if (!(await knowledgeEnds.settled(task.id))) return null;
     // The project, and (in the sandbox) the others, hidden from the run.
     const { project: registered, others: otherProjects } = await projectAndOthers(store, task.projectId, !!config.agentSandbox);
     const history = await store.runs.list({ taskId: task.id });
