@@ -1,23 +1,17 @@
 /**
- * `maestro task logs`: the transcript of one run (the latest, or the one named
- * with --run, or the latest of a kind with --kind), or with --follow the
- * live SSE stream of the task's current run. It says which run it shows and
- * names the task's other runs: at exec_review the latest is the review run,
- * and the execute run's output is one option away. A dropped stream is reopened
- * with Last-Event-ID so nothing is missed or printed twice. Following goes on
- * into the next version when a rejection supersedes the task, and ends when
- * the chain's newest version is finished (done, cancelled) or needs attention;
- * a task that reaches a gate is said once to wait there for a person (gateLine).
- * A run's end is said as its daemon recorded it (runOutcome.ts), not as its worker's result item has it.
- * What the stream's replay left out (one replay.truncated event, however many runs
- * it spans) gets one line naming the runs and the `task logs --run` that shows each.
- * What an agent wrote is shown without its colours, and every other control
- * sequence as text (visibleWithoutColours): a clipboard write, a cursor move or a
- * concealed word in a log is not run. Its lines after the first are indented under
- * the entry (or, following, under the phase) they belong to, so that none starts
- * where Maestro's own lines do ("Other runs of …", "══ … is done ══"). Our own
- * lines, which name task ids the daemon answered, go through printText: no control
- * character in them reaches the terminal.
+ * `maestro task logs`: the transcript of one run (the latest, or the one named with --run, or the latest of a kind
+ * with --kind), or with --follow the live SSE stream of the task's current run. It says which run it shows and names
+ * the task's other runs: at exec_review the latest is the review run, and the execute run's output is one option away.
+ * A dropped stream is reopened with Last-Event-ID so nothing is missed or printed twice. Following goes on into the
+ * next version when a rejection supersedes the task, and ends when the chain's newest version is finished (done,
+ * cancelled) or needs attention; a task that reaches a gate is said once to wait there for a person (gateLine). A
+ * run's end is said as its daemon recorded it (runOutcome.ts), not as its worker's result item has it. What the
+ * stream's replay left out (one replay.truncated event, however many runs it spans) gets one line naming the runs and
+ * the `task logs --run` that shows each. What an agent wrote is shown without its colours, and every other control
+ * sequence as text (visibleWithoutColours): a clipboard write, a cursor move or a concealed word in a log is not run.
+ * Its lines after the first are indented under the entry (or, following, under the phase) they belong to, so that none
+ * starts where Maestro's own lines do ("Other runs of …", "══ … is done ══"). Our own lines, which name task ids the
+ * daemon answered, go through printText: no control character in them reaches the terminal.
  */
 import { MaestroError } from '../../core/errors.js';
 import { GATE_STATUSES, TERMINAL_STATUSES } from '../../core/status.js';
@@ -253,12 +247,7 @@ export async function followTask(client: ApiClient, id: string, json: boolean, n
       const outcome = await streamOnce(client, current, json, stopped.signal, state, news);
       if (stopped.signal.aborted) break;
       if (state.ended) await sayRecordedOutcome(client, current, state, json, stopped.signal);
-      if (outcome === 'dropped') {
-        // The stream ended or dropped: wait a little, longer each time, then try again.
-        state.downSince ??= Date.now();
-        if (Date.now() - state.downSince > GIVE_UP_MS) throw new MaestroError('DAEMON_UNREACHABLE', `Lost the stream of ${current} and the daemon at ${client.baseUrl} did not come back within ${GIVE_UP_MS / 1000} s.`);
-        await new Promise((r) => setTimeout(r, RETRY_MS[Math.min(state.failures++, RETRY_MS.length - 1)]));
-      }
+      if (outcome === 'dropped') await waitAfterDrop(client, current, state);
       let now: Detail;
       try {
         now = await detail(current);
@@ -292,13 +281,22 @@ export async function followTask(client: ApiClient, id: string, json: boolean, n
   } finally {
     process.off('SIGINT', stop);
   }
-  // Why following ended (a cancel, a task that needs a person, done), not only that the output stopped.
-  if (json) {
-    if (ended) process.stdout.write(`${JSON.stringify({ event: 'end', data: { taskId: ended.id, status: ended.status, reason: ended.lastRunError } })}\n`);
-  } else {
-    process.stdout.write('\n');
-    if (ended) printText(`══ ${ended.id} is ${ended.status}${ended.lastRunError && ended.status !== 'done' ? `: ${hangingIndent(ended.lastRunError, '   ')}` : ''} ══\n`);
-  }
+  sayWhyEnded(ended, json);
+}
+
+/** The stream ended or dropped: waits a little, longer each time, before the next try; gives up once the daemon stayed away GIVE_UP_MS. */
+async function waitAfterDrop(client: ApiClient, current: string, state: StreamState): Promise<void> {
+  state.downSince ??= Date.now();
+  if (Date.now() - state.downSince > GIVE_UP_MS) throw new MaestroError('DAEMON_UNREACHABLE', `Lost the stream of ${current} and the daemon at ${client.baseUrl} did not come back within ${GIVE_UP_MS / 1000} s.`);
+  await new Promise((r) => setTimeout(r, RETRY_MS[Math.min(state.failures++, RETRY_MS.length - 1)]));
+}
+
+/** Why following ended (a cancel, a task that needs a person, done), not only that the output stopped. */
+function sayWhyEnded(ended: Detail['task'] | null, json: boolean): void {
+  if (!json) process.stdout.write('\n');
+  if (!ended) return;
+  if (json) process.stdout.write(`${JSON.stringify({ event: 'end', data: { taskId: ended.id, status: ended.status, reason: ended.lastRunError } })}\n`);
+  else printText(`══ ${ended.id} is ${ended.status}${ended.lastRunError && ended.status !== 'done' ? `: ${hangingIndent(ended.lastRunError, '   ')}` : ''} ══\n`);
 }
 
 /** The claim of a daemon that holds the task and has stopped or gone quiet (claimQuiet), as a key; else null. */
