@@ -178,7 +178,8 @@ export async function webRoutes(app: FastifyInstance, opts: { dist?: string } = 
 function sendAsset(reply: FastifyReply, dist: string, path: string): FastifyReply {
   const name = path.slice('/assets/'.length);
   if (!/^[\w-][\w.-]*$/.test(name) || !statSync(join(dist, 'assets', name), { throwIfNoEntry: false })?.isFile()) {
-    throw new MaestroError('NOT_FOUND', `No file ${path} in the web board's build (${dist}): it was rebuilt since this page loaded; reload the page.`);
+    // Not where the build lies on disk: the board's files answer without the token, to anyone who reaches the port.
+    throw new MaestroError('NOT_FOUND', `No file ${path} in the web board's build: it was rebuilt since this page loaded; reload the page.`);
   }
   reply.header('cache-control', 'public, max-age=31536000, immutable');
   return reply.sendFile(join('assets', name), dist);

@@ -59,6 +59,8 @@ describe('webRoutes', () => {
       const missing = await d.app.inject({ method: 'GET', url });
       expect(missing.statusCode, url).toBe(404);
       expect(missing.headers['content-type'], url).toContain('application/json');
+      // Answered without the token: it names no folder of the machine.
+      expect(missing.body, url).not.toContain(dist);
     }
   });
 
