@@ -20,6 +20,7 @@ const SCRIPT = {
   steps: [
     { match: { role: 'execute', title: 'long file' }, actions: [{ write: { path: 'notes.txt', content: 'a line\n'.repeat(30) } }] },
     { match: { role: 'execute', title: 'manifest' }, actions: [{ write: { path: 'src/a.ts', content: 'export const a = 1;\n' } }, { write: { path: 'package.json', content: '{}\n' } }] },
+    { match: { role: 'execute', title: 'dump' }, actions: [{ write: { path: 'dump.bin', content: 'x'.repeat(5000) } }] },
     { match: { role: 'review' }, actions: [{ verdict: { verdict: 'approve', findings: [] } }] },
   ],
 };
@@ -60,7 +61,7 @@ describe('maestro task show: a change the diff gate refused', { timeout: budget(
     ].join('\n'));
     expect(overLines.stdout).not.toContain('owned files');
     expect((await cliJson<{ diffGate: unknown }>(['task', 'show', long.id, ...url])).body.diffGate).toEqual({
-      runId: await runOf(long.id), branch: `maestro/${long.id}-v1`, lines: { changed: 30, limit: 5 }, files: null, outsideOwned: null, largeFiles: null, strayGitlinks: [],
+      runId: await runOf(long.id), branch: `maestro/${long.id}-v1`, lines: { changed: 30, limit: 5 }, files: null, outsideOwned: null, largeFiles: null, strayGitlinks: [], committed: true,
     });
 
     // Outside the owned files: the edit that adds them; no limit to raise.
@@ -83,5 +84,34 @@ describe('maestro task show: a change the diff gate refused', { timeout: budget(
     await taskReaches(d, owned.id, 'exec_review', 120_000);
     expect((await cliJson<{ diffGate: unknown }>(['task', 'show', long.id, ...url])).body.diffGate).toBeNull();
     expect((await cli(['task', 'show', long.id, ...url])).stdout).not.toContain('diff gate');
+  });
+
+  // Refused before the commit (worktreeStage.ts): the board and `task show` said to delete it "from the task's
+  // branch" and that the retry "keeps the refused commit"; the branch holds nothing of the run.
+  it('says a file too large was never committed: delete it in the worktree, and the retry starts from the last commit', async () => {
+    d = await startTestDaemon({ tickMs: 100 });
+    const { cli, cliJson } = cliFor(d.config.home);
+    const url = ['--url', d.url];
+    const repo = gitRepo({ 'README.md': '# demo\n', '.maestro/config.json': JSON.stringify({ limits: { maxFileBytes: 1000 } }) });
+    const script = join(tempDir('maestro-script-'), 'script.json');
+    writeFileSync(script, JSON.stringify(SCRIPT));
+    const project = await d.store.projects.create({ name: 'gate', repoPath: repo, config: { provider: { kind: 'scripted', script } } });
+    const task = await d.store.tasks.create({ projectId: project.id, title: 'Write a dump', complexity: 'easy' });
+    d.orchestrator.kick();
+    await taskReaches(d, task.id, 'needs_attention', 120_000);
+    const runId = (await d.store.runs.list({ taskId: task.id })).at(-1)!.id;
+    const branch = `maestro/${task.id}-v1`;
+    expect((await cliJson<{ diffGate: unknown }>(['task', 'show', task.id, ...url])).body.diffGate).toEqual({
+      runId, branch, lines: null, files: null, outsideOwned: null, largeFiles: { limit: 1000, files: [{ path: 'dump.bin', bytes: 5000 }] }, strayGitlinks: [], committed: false,
+    });
+    const shown = (await cli(['task', 'show', task.id, ...url])).stdout;
+    expect(shown).toContain([
+      `The diff gate refused the change of run ${runId}. Ways out:`,
+      `  - 1 file(s) larger than limits.maxFileBytes (1000 bytes), left uncommitted in the worktree (dump.bin); nothing was committed. Delete it in the worktree (and add it to .gitignore if a tool makes it), or raise limits.maxFileBytes to 5000 or more in the project's .maestro/config.json ({"limits": {"maxFileBytes": 5000}}) and commit it.`,
+      `Then maestro task retry ${task.id} starts a new run from the last commit of ${branch}, setting aside what is left uncommitted in the worktree (the run names the ref to restore it from); while a file past limits.maxFileBytes is still there, the retry is refused again.`,
+    ].join('\n'));
+    expect(shown).not.toContain('refused commit');
+    // What it says holds: the branch has no commit of the run's, it is where main is.
+    expect(git(repo, 'rev-parse', branch)).toBe(git(repo, 'rev-parse', 'HEAD'));
   });
 });

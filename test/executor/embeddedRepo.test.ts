@@ -32,7 +32,8 @@ describe('a git repository the agent made inside its worktree', () => {
     using sb = sandbox();
     const command = shellAgent(sb, 'mkdir web && cd web && git init -q && echo app > app.js && git add . && git commit -qm scaffold && echo more >> app.js');
     const record = await runPipeline(jobFor(sb, command), { runDir: sb.runDir('e1') });
-    expect(record).toMatchObject({ type: 'error', code: 'DIFF_GATE', needsAttention: { reason: 'diff_gate', details: { strayGitlinks: ['web'] } } });
+    // Refused before the commit: nothing is on the branch (the board and `task show` say so, api/routes/diffGateRefusal.ts).
+    expect(record).toMatchObject({ type: 'error', code: 'DIFF_GATE', needsAttention: { reason: 'diff_gate', details: { strayGitlinks: ['web'], committed: false } } });
     expect((record as { message?: string }).message).toContain('web/.git');
   });
 

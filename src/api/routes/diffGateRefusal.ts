@@ -20,6 +20,8 @@ interface GateDetails {
   outsideOwnedCount?: number;
   largeFiles?: Array<{ path: string; bytes: number }>;
   strayGitlinks?: string[];
+  /** false when refused before anything was committed (worktreeStage.ts); absent, as in older records, when after. */
+  committed?: boolean;
 }
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
@@ -51,5 +53,6 @@ export async function diffGateRefusal(store: Store, task: Task, runs: readonly R
     outsideOwned: outside.length ? { count: num(details.outsideOwnedCount) ?? outside.length, files: outside } : null,
     largeFiles: large.length && maxFileBytes !== null ? { limit: maxFileBytes, files: large.map((f) => ({ path: f.path, bytes: f.bytes })) } : null,
     strayGitlinks: strings(details.strayGitlinks),
+    committed: details.committed !== false,
   };
 }

@@ -99,12 +99,15 @@ export const taskResponse = z.strictObject({ task: taskSchema });
 /** Why the diff gate refused a task's change: what it went over, with the numbers (executor/pipelines/executor.ts). */
 export const diffGateRefusalSchema = z.strictObject({
   runId: z.string().describe('the run whose change was refused'),
-  branch: z.string().describe('the branch holding the refused commit, which a retry starts from'),
+  branch: z.string().describe("the task's branch, which a retry starts from: at the refused commit when `committed`, else at its last commit"),
   lines: z.strictObject({ changed: z.number().int(), limit: z.number().int() }).nullable().describe('lines added and deleted, over limits.maxDiffLines; null when within it'),
   files: z.strictObject({ changed: z.number().int(), limit: z.number().int() }).nullable().describe('files changed, over limits.maxDiffFiles; null when within it'),
   outsideOwned: z.strictObject({ count: z.number().int(), files: z.array(z.string()).describe('the first hundred') }).nullable().describe("files changed that the task's ownedFiles do not cover; null when none"),
   largeFiles: z.strictObject({ limit: z.number().int(), files: z.array(z.strictObject({ path: z.string(), bytes: z.number().int() })) }).nullable().describe('files added or grown past limits.maxFileBytes; null when none'),
   strayGitlinks: z.array(z.string()).describe('git repositories committed as gitlinks (or made inside the worktree), not as files'),
+  committed: z
+    .boolean()
+    .describe("whether the refused change was committed on the branch (refused after the commit; a retry goes on from it); false when refused before anything was committed: a file too large or a git repository the agent made is still in the worktree, uncommitted, and a retry starts from the branch's last commit"),
 });
 
 /** A merge conflict left to a person: where the work is and what conflicted (core/mergeConflictWays.ts names the ways out). */

@@ -93,7 +93,8 @@ export async function commitWork(ctx: RunContext, wt: { path: string; branch: st
   const head = headOf(wt.path);
   if (head && offBranch(head, wt.branch)) throw leftBranch(ctx.job.taskId, wt, head);
   const embedded = await setAsideEmbeddedRepositories(wt.path);
-  if (embedded.length) throw needsAttention('DIFF_GATE', 'diff_gate', embeddedProblem(embedded), { strayGitlinks: embedded });
+  // `committed: false`: unlike the diff gate's refusals after the commit, nothing of this run is on the branch.
+  if (embedded.length) throw needsAttention('DIFF_GATE', 'diff_gate', embeddedProblem(embedded), { strayGitlinks: embedded, committed: false });
   await refuseLargeUncommitted(ctx, wt.path);
   // Once no repository the agent made is left in the worktree: git may then look at everything in it.
   await o.beforeCommit?.();
@@ -102,7 +103,8 @@ export async function commitWork(ctx: RunContext, wt: { path: string; branch: st
 
 /**
  * Stops the run (DIFF_GATE) when the worktree holds files past limits.maxFileBytes that git would read to commit or
- * to set aside (largeUncommitted.ts), naming them and the worktree.
+ * to set aside (largeUncommitted.ts), naming them and the worktree; nothing is committed, which the board and
+ * `task show` say (api/routes/diffGateRefusal.ts reads `committed`).
  */
 async function refuseLargeUncommitted(ctx: RunContext, worktree: string): Promise<void> {
   const limit = ctx.limits.maxFileBytes;
@@ -110,7 +112,7 @@ async function refuseLargeUncommitted(ctx: RunContext, worktree: string): Promis
   if (!files.length) return;
   const names = files.slice(0, 10).map((f) => `${f.path} (${f.bytes} bytes)`).join(', ');
   const message = `${files.length} file(s) larger than limits.maxFileBytes (${limit} bytes), left uncommitted in the worktree: ${names}; git would read every byte to commit one, and once merged a file stays in the repository's history for good. In the worktree (${worktree}), delete it (and add it to .gitignore if a tool makes it), or raise limits.maxFileBytes in .maestro/config.json, then retry`;
-  throw needsAttention('DIFF_GATE', 'diff_gate', message, { largeFiles: files, limits: { maxFileBytes: limit } });
+  throw needsAttention('DIFF_GATE', 'diff_gate', message, { largeFiles: files, limits: { maxFileBytes: limit }, committed: false });
 }
 
 /** What the person reads about git repositories the agent made in its worktree, and what to do. */
