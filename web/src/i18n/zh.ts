@@ -48,6 +48,9 @@ export const zh: Dictionary = {
     bytes: '{{bytes}} 字节', largeWays: '文件一旦合并，就会永久留在仓库历史中：请在工作树中把它从任务的分支删除（如果它由工具生成，再把它加入 <ignore/>）。',
     gitlinks_one: '有 {{count}} 个 git 仓库以 gitlink 而非文件的形式提交：其中的文件不在任何提交里。', gitlinks_other: '有 {{count}} 个 git 仓库以 gitlink 而非文件的形式提交：其中的文件不在任何提交里。',
     gitlinkWays: '请在工作树中把它作为文件提交（如果还有 <dotgit/> 文件夹，先删除），或用 <submodule/> 把它添加为子模块；最后的错误说明了对它做了什么。', retry: '“{{retry}}”会在分支 <branch/> 上开始新的运行，该分支保留了被拒绝的提交：代理会从它继续，检查和差异闸门会重新查看整个分支。',
+    largeWaysUncommitted: '没有提交任何内容：该文件仍未提交，留在工作树中。请在工作树中删除它（如果它由工具生成，再把它加入 <ignore/>）；文件一旦合并，就会永久留在仓库历史中。', embedded_one: '有 {{count}} 个 git 仓库是在工作树中创建的：没有提交任何内容。',
+    embedded_other: '有 {{count}} 个 git 仓库是在工作树中创建的：没有提交任何内容。', embeddedWays: 'Maestro 已把它的 <dotgit/> 文件夹移出工作树，它的文件仍未提交，留在原处：请在工作树中把这些文件作为文件提交，或用 <submodule/> 把它添加为子模块。',
+    retryUncommitted: '“{{retry}}”会从分支 <branch/> 的最后一次提交开始新的运行（被拒绝的运行没有提交任何内容），并把工作树中未提交的内容暂存到一旁（运行会给出恢复它所用的引用）。', retryUncommittedLarge: '“{{retry}}”会从分支 <branch/> 的最后一次提交开始新的运行（被拒绝的运行没有提交任何内容），并把工作树中未提交的内容暂存到一旁（运行会给出恢复它所用的引用）；只要超过 <key/> 的文件还在工作树中，重试就会再次被拒绝。',
   },
   mergeConflict: {
     title: '<main/> 与 <branch/> 在 <files/> 中冲突，需要人来解决：直接重试会再次合并并遇到同样的冲突。解决办法：',

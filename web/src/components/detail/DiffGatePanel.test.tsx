@@ -16,7 +16,7 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-const refusal = (over: Partial<DiffGateRefusal>): DiffGateRefusal => ({ runId: 'r_42', branch: 'maestro/t_gate-v1', lines: null, files: null, outsideOwned: null, largeFiles: null, strayGitlinks: [], ...over });
+const refusal = (over: Partial<DiffGateRefusal>): DiffGateRefusal => ({ runId: 'r_42', branch: 'maestro/t_gate-v1', lines: null, files: null, outsideOwned: null, largeFiles: null, strayGitlinks: [], committed: true, ...over });
 
 /** Opens the task's detail, the daemon answering with `diffGate`; resolves once the title is shown. */
 async function openDetail(task: Task, diffGate: DiffGateRefusal | null) {
@@ -107,6 +107,33 @@ describe('DiffGatePanel in the task detail', () => {
     expect(screen.queryByTestId('diff-gate-lines')).toBeNull();
     expect(screen.queryByTestId('diff-gate-outside')).toBeNull();
     expect(screen.getByTestId('diff-gate-retry').textContent).toContain('maestro/t_gate-v1');
+  });
+
+  it('says a file too large was never committed: delete it in the worktree, and a retry is refused again while it is there', async () => {
+    await openDetail(refusedTask(), refusal({ largeFiles: { limit: 1000, files: [{ path: 'big.bin', bytes: 2 ** 31 }] }, committed: false }));
+    const large = screen.getByTestId('diff-gate-large');
+    expect(says(large)).toEqual([
+      '1 file larger than the limit of 1,000 bytes (limits.maxFileBytes):',
+      'Nothing was committed: the file is still in the worktree, uncommitted. Delete it there (and add it to .gitignore if a tool makes it); once merged, a file would stay in the repository’s history for good.',
+      'To allow it, raise limits.maxFileBytes to 2147483648 or more in the project’s .maestro/config.json and commit it:',
+    ]);
+    expect(screen.getByTestId('diff-gate-retry').textContent).toBe(
+      '“Retry” starts a new run from the last commit of the branch maestro/t_gate-v1 (the refused run committed nothing), setting aside what is left uncommitted in the worktree (the run names the ref to restore it from); while a file past limits.maxFileBytes is still there, the retry is refused again.',
+    );
+    expect(screen.getByTestId('diff-gate').textContent).not.toMatch(/from the task’s branch|refused commit/);
+  });
+
+  it('says a git repository made in the worktree was never committed: its .git moved out, its files left there', async () => {
+    await openDetail(refusedTask(), refusal({ strayGitlinks: ['web'], committed: false }));
+    const made = screen.getByTestId('diff-gate-gitlinks');
+    expect(says(made)).toEqual([
+      '1 git repository made inside the worktree: nothing was committed.',
+      'Maestro moved its .git folder out of the worktree and left its files there, uncommitted: in the worktree, commit them as files, or add it as a submodule with git submodule add <url>.',
+    ]);
+    expect(screen.getByTestId('diff-gate-retry').textContent).toBe(
+      '“Retry” starts a new run from the last commit of the branch maestro/t_gate-v1 (the refused run committed nothing), setting aside what is left uncommitted in the worktree (the run names the ref to restore it from).',
+    );
+    expect(screen.getByTestId('diff-gate').textContent).not.toMatch(/gitlink|refused commit/);
   });
 
   it('says it in the language chosen, the keys and commands as they are', async () => {

@@ -2,10 +2,10 @@
  * What the diff gate refused of a task that needs attention for it (the task detail's `diffGate`), with the ways
  * out that fit, as `maestro task show` says them: each limit it went over with its numbers, its key in
  * `.maestro/config.json` and the fragment that raises it; the files outside ownedFiles with the `task edit` that adds
- * them; narrowing the task; files too large and gitlinks; and what a retry does (TaskActions has its button). The
- * commands are core/diffGateWays.ts's, the CLI's own. Names the agent chose (paths) are drawn with oneLine() and
- * only as React text: a translation with markup (<Trans>) gets them as its components' children, never as values
- * it would parse.
+ * them; narrowing the task; files too large and gitlinks, committed or still in the worktree; and what a retry does
+ * (TaskActions has its button). The commands are core/diffGateWays.ts's, the CLI's own. Names the agent chose
+ * (paths) are drawn with oneLine() and only as React text: a translation with markup (<Trans>) gets them as its
+ * components' children, never as values it would parse.
  */
 import type { ReactElement } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
@@ -30,8 +30,8 @@ export function DiffGatePanel({ task, gate }: { task: Task; gate: DiffGateRefusa
         {gate.lines && <OverLimit testId="diff-gate-lines" what="diffGate.lines" limit="maxDiffLines" over={gate.lines} />}
         {gate.files && <OverLimit testId="diff-gate-files" what="diffGate.files" limit="maxDiffFiles" over={gate.files} />}
         {gate.outsideOwned && <OutsideOwned task={task} outside={gate.outsideOwned} />}
-        {gate.largeFiles && <LargeFiles large={gate.largeFiles} />}
-        {gate.strayGitlinks.length > 0 && <StrayGitlinks paths={gate.strayGitlinks} />}
+        {gate.largeFiles && <LargeFiles large={gate.largeFiles} committed={gate.committed} />}
+        {gate.strayGitlinks.length > 0 && <StrayGitlinks paths={gate.strayGitlinks} committed={gate.committed} />}
       </ul>
       {narrowable && (
         <div data-testid="diff-gate-narrow">
@@ -40,10 +40,20 @@ export function DiffGatePanel({ task, gate }: { task: Task; gate: DiffGateRefusa
         </div>
       )}
       <p data-testid="diff-gate-retry">
-        <Trans i18nKey="diffGate.retry" values={{ retry: t('actions.retry') }} components={{ branch: <code>{gate.branch}</code> }} />
+        <Trans i18nKey={retryKey(gate)} values={{ retry: t('actions.retry') }} components={{ branch: <code>{gate.branch}</code>, key: <LimitKey limit="maxFileBytes" /> }} />
       </p>
     </section>
   );
+}
+
+/**
+ * What a retry does: after a refused commit it goes on from it; refused before anything was committed (a file too
+ * large, a repository the agent made, still in the worktree), it starts from the branch's last commit, and a file
+ * too large left there refuses it again.
+ */
+function retryKey(gate: DiffGateRefusal) {
+  if (gate.committed) return 'diffGate.retry' as const;
+  return gate.largeFiles ? ('diffGate.retryUncommittedLarge' as const) : ('diffGate.retryUncommitted' as const);
 }
 
 /** A limit of `.maestro/config.json` it went over: the numbers, then the key and the fragment that raises it. */
@@ -73,7 +83,7 @@ function OutsideOwned({ task, outside }: { task: Task; outside: { count: number;
   );
 }
 
-function LargeFiles({ large }: { large: { limit: number; files: Array<{ path: string; bytes: number }> } }) {
+function LargeFiles({ large, committed }: { large: { limit: number; files: Array<{ path: string; bytes: number }> }; committed: boolean }) {
   const { t, i18n } = useTranslation();
   const biggest = Math.max(...large.files.map((f) => f.bytes));
   const shown = large.files.slice(0, NAMES_SHOWN);
@@ -91,23 +101,24 @@ function LargeFiles({ large }: { large: { limit: number; files: Array<{ path: st
         {large.files.length > shown.length && <li className={styles.muted}>{t('diffGate.more', { count: large.files.length - shown.length })}</li>}
       </ul>
       <p>
-        <Trans i18nKey="diffGate.largeWays" components={{ ignore: <code>.gitignore</code> }} />
+        <Trans i18nKey={committed ? 'diffGate.largeWays' : 'diffGate.largeWaysUncommitted'} components={{ ignore: <code>.gitignore</code> }} />
       </p>
       <Raise limit="maxFileBytes" to={biggest} />
     </li>
   );
 }
 
-function StrayGitlinks({ paths }: { paths: string[] }) {
+/** Committed as gitlinks (the diff gate), or made in the worktree and refused before the commit, their .git moved out (git/embedded.ts). */
+function StrayGitlinks({ paths, committed }: { paths: string[]; committed: boolean }) {
   const { t } = useTranslation();
   return (
     <li data-testid="diff-gate-gitlinks">
       <p>
-        {t('diffGate.gitlinks', { count: paths.length })}
+        {t(committed ? 'diffGate.gitlinks' : 'diffGate.embedded', { count: paths.length })}
       </p>
       <Names names={paths} count={paths.length} />
       <p>
-        <Trans i18nKey="diffGate.gitlinkWays" components={{ dotgit: <code>.git</code>, submodule: <code>{'git submodule add <url>'}</code> }} />
+        <Trans i18nKey={committed ? 'diffGate.gitlinkWays' : 'diffGate.embeddedWays'} components={{ dotgit: <code>.git</code>, submodule: <code>{'git submodule add <url>'}</code> }} />
       </p>
     </li>
   );
