@@ -71,6 +71,9 @@ describe('settling the agent sandbox at daemon start', () => {
     expect(sandboxSpecFor(settled, root)?.network).toEqual({ mode: 'proxied', allow: ['registry.internal:8443'] });
     expect(announceAgentSandbox(state).words).toBe('agents in the bwrap sandbox (network: proxied)');
     expect(settleAgentSandbox(config('bwrap'), process.env).state.network).toBe('shared');
+    // Through the daemon's own proxy: the start line names it, without its credentials.
+    const chained = settleAgentSandbox(resolveConfig({ home }, { HTTPS_PROXY: 'http://me:pw@proxy.corp:3128' }), process.env).state;
+    expect(announceAgentSandbox(chained).words).toBe('agents in the bwrap sandbox (network: proxied, through http://proxy.corp:3128)');
   });
 
   it('in a sandbox whose abstract sockets this kernel cannot scope, the start line warns and says why', () => {

@@ -12,6 +12,7 @@ import { MaestroError } from '../core/errors.js';
 import { sandboxSpecFor } from '../daemon/jobs.js';
 import { socketsWarning } from '../core/daemonText.js';
 import { PERL, sandboxProblem, socketScopeOf } from '../lib/sandbox.js';
+import { shownProxy } from '../lib/sandboxNet/upstream.js';
 import type { ObserverConfig } from '../observer/config.js';
 
 /** How agents run in this daemon, as GET /api/health reports it. */
@@ -25,6 +26,8 @@ export interface AgentSandboxState {
   sockets?: string | null;
   /** In the sandbox, its network (agentSandbox.network): the host's, through Maestro's proxy, or none. */
   network?: 'shared' | 'proxied' | 'none';
+  /** "proxied" only: the host's own proxy that Maestro's goes through (its URL without credentials), from the daemon's HTTPS_PROXY or HTTP_PROXY. */
+  upstream?: string;
 }
 
 export const SANDBOX_OFF_BY_CHOICE = 'agentSandbox is "off" (config.json or MAESTRO_AGENT_SANDBOX)';
@@ -41,7 +44,12 @@ export function settleAgentSandbox(config: MaestroConfig, env: NodeJS.ProcessEnv
   if (!problem) {
     // Asked once here; the answer travels in every sandbox spec (daemon/jobs.ts sandboxSpecFor), so no worker asks again.
     const sockets = socketScopeOf({ kind: 'bwrap', hide: [], readOnly: [], writable: [] }, env);
-    return { config: { ...config, agentSandbox: { ...config.agentSandbox, sockets } }, state: { kind: 'bwrap', reason: null, unintended: false, sockets: sockets.scoped ? null : sockets.reason, network } };
+    const upstream = config.agentSandbox.network?.upstream;
+    const through = upstream?.https ?? upstream?.http;
+    return {
+      config: { ...config, agentSandbox: { ...config.agentSandbox, sockets } },
+      state: { kind: 'bwrap', reason: null, unintended: false, sockets: sockets.scoped ? null : sockets.reason, network, ...(through ? { upstream: shownProxy(through) } : {}) },
+    };
   }
   // Asked for by name: agents never run without it.
   if (config.agentSandbox.required) throw new MaestroError('CONFIG_INVALID', `agentSandbox is "bwrap", but ${problem}; or set agentSandbox to "off".`);
@@ -51,7 +59,8 @@ export function settleAgentSandbox(config: MaestroConfig, env: NodeJS.ProcessEnv
 
 /** The daemon's start line's word on its agents, and a warning line when they run unsandboxed without having been told to. */
 export function announceAgentSandbox(state: AgentSandboxState): { words: string; warning: string | null } {
-  if (state.kind === 'bwrap') return { words: `agents in the bwrap sandbox (network: ${state.network ?? 'shared'})`, warning: state.sockets ? socketsWarning(state.sockets) : null };
+  const through = state.upstream ? `, through ${state.upstream}` : '';
+  if (state.kind === 'bwrap') return { words: `agents in the bwrap sandbox (network: ${state.network ?? 'shared'}${through})`, warning: state.sockets ? socketsWarning(state.sockets) : null };
   const warning = state.unintended ? `agents run as you, unsandboxed, so an agent can read what you can (the daemon's token too): ${state.reason}` : null;
   return { words: 'agents run as you, unsandboxed', warning };
 }

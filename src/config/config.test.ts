@@ -136,6 +136,27 @@ describe('agentSandbox', () => {
     expect(resolveConfig({ home: home({ agentSandbox: { kind: 'bwrap', network: 'none' } }) }, {}).agentSandbox!.network).toEqual({ mode: 'none', allow: [] });
   });
 
+  it('"proxied" goes through the proxy the daemon\'s environment names (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), in every spec the daemon hands on', () => {
+    const proxied = home({ agentSandbox: { kind: 'auto', network: 'proxied' } });
+    const env = { HTTPS_PROXY: 'http://me:pw@proxy.corp:3128', http_proxy: 'proxy.corp:8080', HTTP_PROXY: 'http://ignored:1', NO_PROXY: ' .corp.example, 10.0.0.0/8 ,,Localhost' };
+    const upstream = { https: 'http://me:pw@proxy.corp:3128/', http: 'http://proxy.corp:8080/', noProxy: ['.corp.example', '10.0.0.0/8', 'localhost'] };
+    const config = resolveConfig({ home: proxied }, env);
+    expect(config.agentSandbox!.network).toEqual({ mode: 'proxied', allow: [], upstream });
+    expect(sandboxSpecFor(config, '/srv/repo')!.network).toEqual({ mode: 'proxied', allow: [], upstream });
+    expect(resolveConfig({ home: proxied }, {}).agentSandbox!.network).toEqual({ mode: 'proxied', allow: [] });
+    // The other modes have no proxy of Maestro's to chain.
+    expect(resolveConfig({ home: home({ agentSandbox: { kind: 'auto', network: 'none' } }) }, env).agentSandbox!.network).toEqual({ mode: 'none', allow: [] });
+    expect(resolveConfig({ home: home() }, env).agentSandbox!.network).toBeUndefined();
+  });
+
+  it('"proxied" refuses a host proxy it cannot go through, naming the variable and never its credentials', () => {
+    const proxied = home({ agentSandbox: { kind: 'auto', network: 'proxied' } });
+    expect(() => resolveConfig({ home: proxied }, { https_proxy: 'socks5://me:pw@proxy.corp:1080' })).toThrow('https_proxy (socks5://proxy.corp:1080) names a proxy agentSandbox.network "proxied" cannot go through: only an http:// proxy (http://host:port) is chained to. Set https_proxy to one, or agentSandbox.network to "shared".');
+    expect(() => resolveConfig({ home: proxied }, { HTTP_PROXY: 'http://' })).toThrow('HTTP_PROXY (not a URL) names a proxy');
+    // "shared" hands the variables to the agent as they are: nothing to refuse.
+    expect(resolveConfig({ home: home() }, { https_proxy: 'socks5://proxy.corp:1080' }).agentSandbox!.network).toBeUndefined();
+  });
+
   it('refuses a network mode it does not know and an allow entry that is not host:port, naming the file and the key; nothing starts', () => {
     const open = home({ agentSandbox: { kind: 'auto', network: 'open' } });
     expect(() => resolveConfig({ home: open }, {})).toThrow(`${join(open, 'config.json')}: agentSandbox: network: Invalid option: expected one of "shared"|"proxied"|"none"`);

@@ -23,6 +23,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { holds } from '../lib/paths.js';
 import type { SocketScope } from '../lib/sandbox.js';
 import type { SandboxNetwork } from '../lib/sandboxNet/relay.js';
+import type { UpstreamProxy } from '../lib/sandboxNet/upstream.js';
 import { z } from 'zod';
 import { MaestroError } from '../core/errors.js';
 
@@ -107,7 +108,8 @@ export function resolveAgentSandbox(file: z.infer<typeof agentSandboxSchema> | u
   const paths = (defaults: string[], extra: string[] | undefined, field: string) => [...(env.HOME ? defaults : []), ...(extra ?? [])].map((p) => expand(p, env.HOME, `${where}.${field}`));
   const mode = lists.network ?? 'shared';
   const allow = allowList(lists.allow ?? [], mode, `${where}.allow`);
-  const network = mode === 'shared' ? {} : { network: { mode, allow } };
+  const upstream = mode === 'proxied' ? upstreamProxy(env) : undefined;
+  const network = mode === 'shared' ? {} : { network: { mode, allow, ...(upstream ? { upstream } : {}) } };
   return { kind: 'bwrap', required: chosen === 'bwrap', hide: [...SANDBOX_HIDDEN_SYSTEM, ...paths(SANDBOX_HIDDEN, lists.hide, 'hide')], writable: paths([], lists.writable, 'writable'), ...network };
 }
 
@@ -142,4 +144,30 @@ export function databaseHidden(database: string, home: string, env: NodeJS.Proce
   }
   const host = url.searchParams.get('host') ?? (decodeURIComponent(url.hostname) || env.PGHOST || '');
   return host.startsWith('/') ? [host] : [];
+}
+
+/**
+ * The proxy the daemon's own environment goes out through, which a "proxied" sandbox's proxy then goes through too
+ * (lib/sandboxNet/upstream.ts): HTTPS_PROXY and HTTP_PROXY (the lower-case form first, as curl reads it; one without
+ * a scheme is http://), NO_PROXY's entries. Undefined when neither proxy is set. Only an http:// proxy can be chained
+ * to: another scheme is refused by name, and with what to do (the message never shows the URL's credentials).
+ */
+function upstreamProxy(env: NodeJS.ProcessEnv): UpstreamProxy | undefined {
+  const read = (name: string) => {
+    const variable = env[name.toLowerCase()]?.trim() ? name.toLowerCase() : name;
+    const raw = env[variable]?.trim();
+    if (!raw) return undefined;
+    const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw}`;
+    const url = URL.canParse(text) ? new URL(text) : null;
+    if (!url || url.protocol !== 'http:' || !url.hostname) {
+      const shown = url ? `${url.protocol}//${url.host}` : 'not a URL';
+      throw new MaestroError('CONFIG_INVALID', `${variable} (${shown}) names a proxy agentSandbox.network "proxied" cannot go through: only an http:// proxy (http://host:port) is chained to. Set ${variable} to one, or agentSandbox.network to "shared".`);
+    }
+    return url.href;
+  };
+  const https = read('HTTPS_PROXY');
+  const http = read('HTTP_PROXY');
+  if (!https && !http) return undefined;
+  const noProxy = (env.no_proxy ?? env.NO_PROXY ?? '').split(',').map((e) => e.trim().toLowerCase()).filter(Boolean);
+  return { ...(https ? { https } : {}), ...(http ? { http } : {}), noProxy };
 }

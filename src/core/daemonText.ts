@@ -12,13 +12,13 @@ export function settingText(key: keyof DaemonSettings, value: DaemonSettings[key
 /** Below this a daemon's clock and the database's agree as far as the listing's whole seconds go: not said. */
 export const CLOCK_SKEW_WORTH_SAYING_MS = 2_000;
 
-/** A sandbox's network mode (agentSandbox.network) as the start line, doctor and the board say it. */
-export function networkSaid(mode: 'shared' | 'proxied' | 'none' | undefined): string {
+/** A sandbox's network mode (agentSandbox.network) as the start line, doctor and the board say it; `upstream`: the host's own proxy Maestro's goes through. */
+export function networkSaid(mode: 'shared' | 'proxied' | 'none' | undefined, upstream?: string): string {
   switch (mode ?? 'shared') {
     case 'shared':
       return "network: shared (the host's, its loopback and private networks too)";
     case 'proxied':
-      return "network: proxied (public hosts on ports 443 and 80 through Maestro's proxy, and agentSandbox.allow)";
+      return `network: proxied (public hosts on ports 443 and 80 through Maestro's proxy${upstream ? `, then the host's proxy ${upstream}` : ''}, and agentSandbox.allow)`;
     case 'none':
       return 'network: none (its own loopback only)';
     default:

@@ -111,8 +111,8 @@ async function checkAgentSandbox(config: MaestroConfig, env: NodeJS.ProcessEnv):
   const [{ settleAgentSandbox }, { networkSaid, socketsWarning }] = await Promise.all([import('../../app/agentSandbox.js'), import('../../core/daemonText.js')]);
   try {
     const { state } = settleAgentSandbox(config, env);
-    if (state.kind === 'bwrap' && state.sockets) return { name: 'agent sandbox', status: 'warn', detail: `agents and checks run in the bwrap sandbox, ${networkSaid(state.network)}, but ${socketsWarning(state.sockets)}` };
-    if (state.kind === 'bwrap') return { name: 'agent sandbox', status: 'ok', detail: `agents and checks run in the bwrap sandbox, ${networkSaid(state.network)}` };
+    if (state.kind === 'bwrap' && state.sockets) return { name: 'agent sandbox', status: 'warn', detail: `agents and checks run in the bwrap sandbox, ${networkSaid(state.network, state.upstream)}, but ${socketsWarning(state.sockets)}` };
+    if (state.kind === 'bwrap') return { name: 'agent sandbox', status: 'ok', detail: `agents and checks run in the bwrap sandbox, ${networkSaid(state.network, state.upstream)}` };
     return { name: 'agent sandbox', status: state.unintended ? 'warn' : 'ok', detail: `agents and checks run as you, unsandboxed: ${state.reason}` };
   } catch (err) {
     return { name: 'agent sandbox', status: 'fail', detail: (err as Error).message };

@@ -208,7 +208,12 @@ export const jobSchema = z.object({
       z.object({ scoped: z.literal(false), reason: z.string().min(1) }).strict(),
     ]).optional(),
     /** Its network (lib/sandboxNet/relay.ts); absent, the host's. */
-    network: z.object({ mode: z.enum(['shared', 'proxied', 'none']), allow: z.array(z.string().min(1)) }).strict().optional(),
+    network: z.object({
+      mode: z.enum(['shared', 'proxied', 'none']),
+      allow: z.array(z.string().min(1)),
+      /** The host's own proxy, which Maestro's goes through (lib/sandboxNet/upstream.ts). */
+      upstream: z.object({ https: z.string().min(1).optional(), http: z.string().min(1).optional(), noProxy: z.array(z.string().min(1)) }).strict().optional(),
+    }).strict().optional(),
   }).strict().nullable().default(null),
 }).strict().transform((job) => ({ ...job, model: { ...job.model, tier: job.model.tier ?? job.task.complexity } }));
 

@@ -62,10 +62,13 @@ describe('job.json', () => {
     expect(() => parseJob({ ...job, sandbox: { ...box, sockets: { scoped: true, reason: 'x' } } })).toThrow(/sandbox\.sockets: Unrecognized key/);
   });
 
-  it("carries the sandbox's network mode and allow list to the worker, and refuses a mode it does not know", () => {
+  it("carries the sandbox's network mode, allow list and upstream proxy to the worker, and refuses a mode it does not know", () => {
     const box = { kind: 'bwrap', hide: [], readOnly: [], writable: [] };
     expect(parseJob({ ...job, sandbox: { ...box, network: { mode: 'proxied', allow: ['h:8443'] } } }).sandbox?.network).toEqual({ mode: 'proxied', allow: ['h:8443'] });
     expect(parseJob({ ...job, sandbox: box }).sandbox?.network).toBeUndefined();
+    // The host's own proxy, which the worker's proxy goes through.
+    const upstream = { https: 'http://proxy.corp:3128/', noProxy: ['.corp.example'] };
+    expect(parseJob({ ...job, sandbox: { ...box, network: { mode: 'proxied', allow: [], upstream } } }).sandbox?.network).toEqual({ mode: 'proxied', allow: [], upstream });
     expect(() => parseJob({ ...job, sandbox: { ...box, network: { mode: 'open', allow: [] } } })).toThrow(/sandbox\.network\.mode: /);
   });
 

@@ -5,24 +5,33 @@
  * list, started on first use; its socket lies in a private folder (0700) removed when the process exits.
  *
  * It takes `CONNECT host:port` and plain-HTTP absolute-form requests (`GET http://host/path`, forwarded as the
- * first and only request on its connection: `Connection: close`). It resolves the host itself and connects to the
- * address it checked (a second lookup could answer otherwise), allowing public addresses on ports 443 and 80 and
- * refusing the rest (addresses.ts) with a 403 and one line saying why; an `allow` entry ("host:port", as the request
- * names it) goes through whatever it resolves to. It only relays bytes: it holds no secret, adds no credential.
+ * first and only request on its connection: `Connection: close` both ways, heads.ts). It resolves the host itself
+ * and connects to the address it checked (a second lookup could answer otherwise), allowing public addresses on ports
+ * 443 and 80 and refusing the rest (addresses.ts) with a 403 and one line saying why. An `allow` entry ("host:port")
+ * lets through what the request names as it names it, whatever that resolves to; one that is an IP address also
+ * lets through a name that resolves to that address (to it and no other: the same server on the same port).
+ *
+ * Where the host itself goes out through a proxy (the daemon's HTTPS_PROXY, HTTP_PROXY, NO_PROXY; upstream.ts),
+ * it goes through that one after the same checks, of what this host resolves the name to: the upstream gets the
+ * name as asked (its own rules by name, its own lookup), or the allowed address an IP entry matched. A name this
+ * host cannot resolve is refused unless `allow` names it. It adds only the upstream's credentials, which the
+ * sandbox never sees.
  */
 import { lookup } from 'node:dns/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, isIP, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { blockedAddressKind } from './addresses.js';
+import { answer, forwardedRequest, parseRequest, relayAnswer } from './heads.js';
+import { authority, tunnelThrough, upstreamFor, type UpstreamProxy } from './upstream.js';
 
 export interface ProxyLimits {
   /** Connections open at once; one more is answered 503. */
   maxConnections: number;
   /** A tunnel with no byte either way for this long is closed. */
   idleMs: number;
-  /** The request head must arrive within this, and within maxHeadBytes. */
+  /** The request head must arrive within this (else 408), and within maxHeadBytes (else 431). */
   headMs: number;
   maxHeadBytes: number;
 }
@@ -31,11 +40,17 @@ export const PROXY_LIMITS: ProxyLimits = { maxConnections: 256, idleMs: 10 * 60_
 
 const PUBLIC_PORTS = new Set([443, 80]);
 
-/** A destination: where to connect, or why not (the 403's line). */
-type Decision = { host: string; port: number } | { refused: string };
+/**
+ * A destination: `name` as the request named it (no brackets), `address` where a direct connection goes (the
+ * address checked, or the allowed name itself), `asked` what an upstream proxy is asked for; or why not (the 403's line).
+ */
+type Decision = { name: string; address: string; asked: string; port: number } | { refused: string };
 
-/** "host:port" as a request or the allow list names it, lower-case, an IPv6 host without its brackets. */
-export const destinationKey = (host: string, port: number): string => `${host.replace(/^\[(.*)\]$/, '$1').toLowerCase()}:${port}`;
+/** "host:port" as a request or the allow list names it: lower-case, an IPv6 host without its brackets and in its shortest form. */
+export function destinationKey(host: string, port: number): string {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return `${isIP(bare) === 6 && URL.canParse(`http://[${bare}]`) ? new URL(`http://[${bare}]`).hostname.slice(1, -1) : bare}:${port}`;
+}
 
 export class SandboxProxy {
   private server: Server | null = null;
@@ -43,7 +58,7 @@ export class SandboxProxy {
   private readonly open = new Set<Socket>();
   private readonly allow: Set<string>;
 
-  constructor(allow: readonly string[], private readonly limits: ProxyLimits = PROXY_LIMITS) {
+  constructor(allow: readonly string[], private readonly upstream?: UpstreamProxy, private readonly limits: ProxyLimits = PROXY_LIMITS) {
     this.allow = new Set(allow.map((a) => {
       const at = a.lastIndexOf(':');
       return destinationKey(a.slice(0, at), Number(a.slice(at + 1)));
@@ -72,25 +87,33 @@ export class SandboxProxy {
   }
 
   private accept(client: Socket): void {
+    client.on('error', () => client.destroy());
     if (this.open.size >= this.limits.maxConnections) {
       answer(client, 503, `maestro sandbox proxy: ${this.limits.maxConnections} connections are open already`);
       return;
     }
     this.open.add(client);
     client.on('close', () => this.open.delete(client));
-    client.on('error', () => client.destroy());
-    client.setTimeout(this.limits.headMs, () => client.destroy());
+    // A deadline, not an idle timer: a head sent a byte at a time must not hold a connection for ever.
+    const late = setTimeout(() => answer(client, 408, `maestro sandbox proxy: no whole request head within ${this.limits.headMs / 1000} s`), this.limits.headMs);
+    late.unref();
+    client.once('close', () => clearTimeout(late));
     let head = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
       head = Buffer.concat([head, chunk]);
       const end = head.indexOf('\r\n\r\n');
       if (end < 0) {
-        if (head.length > this.limits.maxHeadBytes) answer(client, 431, `maestro sandbox proxy: the request head is over ${this.limits.maxHeadBytes} bytes`);
+        if (head.length > this.limits.maxHeadBytes) {
+          client.off('data', onData);
+          clearTimeout(late);
+          answer(client, 431, `maestro sandbox proxy: the request head is over ${this.limits.maxHeadBytes} bytes`);
+        }
         return;
       }
       client.off('data', onData);
+      clearTimeout(late);
       client.pause();
-      void this.serve(client, head.subarray(0, end).toString('latin1').split('\r\n'), head.subarray(end + 4));
+      this.serve(client, head.subarray(0, end).toString('latin1').split('\r\n'), head.subarray(end + 4)).catch(() => client.destroy());
     };
     client.on('data', onData);
   }
@@ -100,88 +123,87 @@ export class SandboxProxy {
     if ('refused' in request) return answer(client, 400, `maestro sandbox proxy: ${request.refused}`);
     const to = await this.decide(request.host, request.port);
     if ('refused' in to) return answer(client, 403, `maestro sandbox proxy: ${to.refused}`);
-    if (client.destroyed) return;
-    const upstream = connect({ host: to.host, port: to.port });
+    const tunnel = request.path === null;
+    const via = upstreamFor(this.upstream, [to.name, to.address], to.port, tunnel);
+    let server: Socket;
+    try {
+      server = await this.reach(to, via, tunnel);
+    } catch (err) {
+      return answer(client, 502, `maestro sandbox proxy: ${authority(to.name, to.port)}: ${(err as Error).message}`);
+    }
+    if (client.destroyed) {
+      server.destroy();
+      return;
+    }
     // Its end reaches the client through the pipe; an error, or the client gone, ends both (stop() ends every client).
-    client.on('close', () => upstream.destroy());
-    upstream.once('error', (err) => answer(client, 502, `maestro sandbox proxy: ${request.host}:${request.port}: ${(err as NodeJS.ErrnoException).code ?? err.message}`));
-    upstream.once('connect', () => {
-      upstream.removeAllListeners('error');
-      upstream.on('error', () => client.destroy());
-      if (request.path === null) client.write('HTTP/1.1 200 Connection established\r\n\r\n');
-      else upstream.write(originForm(request.method, request.path, lines.slice(1)));
-      if (rest.length) upstream.write(rest);
-      for (const s of [client, upstream]) s.setTimeout(this.limits.idleMs, () => client.destroy());
-      client.pipe(upstream);
-      upstream.pipe(client);
-      client.resume();
+    client.on('close', () => server.destroy());
+    server.on('error', () => client.destroy());
+    if (tunnel) {
+      client.write('HTTP/1.1 200 Connection established\r\n\r\n');
+      server.pipe(client);
+    } else {
+      server.write(forwardedRequest(request.method, via ? to.asked : to.name, to.port, request.path!, lines.slice(1), via));
+      relayAnswer(server, client, this.limits.maxHeadBytes);
+    }
+    if (rest.length) server.write(rest);
+    for (const s of [client, server]) s.setTimeout(this.limits.idleMs, () => client.destroy());
+    client.pipe(server);
+    client.resume();
+    server.resume();
+  }
+
+  /** A connection to the destination: straight there, a tunnel through the upstream proxy, or that proxy for a plain request. */
+  private reach(to: Exclude<Decision, { refused: string }>, via: URL | null, tunnel: boolean): Promise<Socket> {
+    if (via && tunnel) return tunnelThrough(via, to.asked, to.port, this.limits.headMs);
+    const [host, port, what] = via ? [via.hostname.replace(/^\[(.*)\]$/, '$1'), Number(via.port || 80), 'the upstream proxy: '] : [to.address, to.port, ''];
+    return new Promise((resolve, reject) => {
+      const socket = connect({ host, port });
+      socket.once('error', (err) => reject(new Error(`${what}${(err as NodeJS.ErrnoException).code ?? err.message}`)));
+      socket.once('connect', () => {
+        socket.removeAllListeners('error');
+        socket.pause();
+        resolve(socket);
+      });
     });
   }
 
-  /** Where `host:port` may be reached, or why not: the allow list, else a public address on 443 or 80. */
+  /**
+   * Where `host:port` may be reached, or why not: the allow list by name, else every address it resolves to allowed
+   * by an IP entry or public (and then only on 443 or 80).
+   */
   private async decide(host: string, port: number): Promise<Decision> {
-    const bare = host.replace(/^\[(.*)\]$/, '$1');
-    if (this.allow.has(destinationKey(host, port))) return { host: bare, port };
+    const name = host.replace(/^\[(.*)\]$/, '$1');
+    if (this.allow.has(destinationKey(host, port))) return { name, address: name, asked: name, port };
     const listIt = `; list "${destinationKey(host, port)}" in agentSandbox.allow to let the sandbox reach it`;
-    if (!PUBLIC_PORTS.has(port)) return { refused: `port ${port} is refused (only 443 and 80 go out)${listIt}` };
-    let addresses: Array<{ address: string }>;
+    const portRefused = { refused: `port ${port} is refused (only 443 and 80 go out)${listIt}` };
+    if (!PUBLIC_PORTS.has(port) && ![...this.allow].some((a) => a.endsWith(`:${port}`))) return portRefused;
+    let addresses: string[];
     try {
-      addresses = await lookup(bare, { all: true, verbatim: true });
+      addresses = (await lookup(name, { all: true, verbatim: true })).map((a) => a.address);
     } catch (err) {
-      return { refused: `${bare} does not resolve: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
+      return { refused: `${name} does not resolve: ${(err as NodeJS.ErrnoException).code ?? String(err)}${listIt}` };
     }
-    for (const { address } of addresses) {
+    const allowed = addresses.find((a) => this.allow.has(destinationKey(a, port)));
+    if (allowed) return { name, address: allowed, asked: allowed, port };
+    if (!PUBLIC_PORTS.has(port)) return portRefused;
+    for (const address of addresses) {
       const kind = blockedAddressKind(address);
-      if (kind) return { refused: `${bare} is ${address}, ${kind}: out of the sandbox's reach${listIt}` };
+      if (kind) return { refused: `${name} is ${address}, ${kind}: out of the sandbox's reach${listIt}` };
     }
-    if (!addresses[0]) return { refused: `${bare} does not resolve` };
-    return { host: addresses[0].address, port };
+    if (!addresses[0]) return { refused: `${name} does not resolve${listIt}` };
+    return { name, address: addresses[0], asked: name, port };
   }
-}
-
-type Request = { method: string; host: string; port: number; path: string | null } | { refused: string };
-
-/** `CONNECT host:port HTTP/1.1` (path null: a tunnel) or `METHOD http://host[:port]/path HTTP/1.1`. */
-function parseRequest(line: string): Request {
-  const [method, target, version] = line.split(' ');
-  if (!method || !target || !version?.startsWith('HTTP/')) return { refused: `not an HTTP request line: ${JSON.stringify(line.slice(0, 200))}` };
-  if (method === 'CONNECT') {
-    const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(target);
-    if (!m || Number(m[2]) > 65535) return { refused: `CONNECT wants host:port, got ${JSON.stringify(target.slice(0, 200))}` };
-    return { method, host: m[1]!, port: Number(m[2]), path: null };
-  }
-  let url: URL;
-  try {
-    url = new URL(target);
-  } catch {
-    return { refused: `${method} wants an absolute http:// URL through a proxy, got ${JSON.stringify(target.slice(0, 200))}` };
-  }
-  if (url.protocol !== 'http:') return { refused: `only http:// is forwarded as a request (https goes through CONNECT), got ${url.protocol}` };
-  return { method, host: url.hostname, port: Number(url.port || 80), path: `${url.pathname}${url.search}` };
-}
-
-/** The request as the server wants it: origin-form, its hop-by-hop headers dropped, one request per connection. */
-function originForm(method: string, path: string, headers: string[]): string {
-  const hopByHop = /^(proxy-connection|proxy-authorization|connection|keep-alive):/i;
-  return [`${method} ${path} HTTP/1.1`, ...headers.filter((h) => !hopByHop.test(h)), 'Connection: close', '', ''].join('\r\n');
-}
-
-/** One status line and one line of reason, then the end of the connection. */
-function answer(client: Socket, status: number, reason: string): void {
-  const body = `${reason}\n`;
-  const text = { 400: 'Bad Request', 403: 'Forbidden', 431: 'Request Header Fields Too Large', 502: 'Bad Gateway', 503: 'Service Unavailable' }[status] ?? 'Error';
-  if (!client.destroyed) client.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 const proxies = new Map<string, SandboxProxy>();
 
-/** This process's proxy for `allow`, started on first use; every one stops and its folder goes when the process exits. */
-export function sandboxProxySocket(allow: readonly string[]): string {
-  const key = [...allow].sort().join(' ');
+/** This process's proxy for `allow` and `upstream`, started on first use; every one stops and its folder goes when the process exits. */
+export function sandboxProxySocket(allow: readonly string[], upstream?: UpstreamProxy): string {
+  const key = JSON.stringify([[...allow].sort(), upstream ?? null]);
   let proxy = proxies.get(key);
   if (!proxy) {
     if (!proxies.size) process.once('exit', stopSandboxProxies);
-    proxy = new SandboxProxy(allow);
+    proxy = new SandboxProxy(allow, upstream);
     proxies.set(key, proxy);
   }
   return proxy.start();

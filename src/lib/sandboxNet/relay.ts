@@ -13,6 +13,7 @@
  * 101-123 ms, none 113-118 ms, proxied 186-260 ms (perl loading IO::Socket and one fork more).
  */
 import { sandboxProxySocket } from './proxy.js';
+import type { UpstreamProxy } from './upstream.js';
 
 export type NetworkMode = 'shared' | 'proxied' | 'none';
 
@@ -20,6 +21,8 @@ export interface SandboxNetwork {
   mode: NetworkMode;
   /** "host:port" the proxy lets through whatever they resolve to (proxied only). */
   allow: string[];
+  /** The proxy the host goes out through, which Maestro's then goes through too (proxied only; upstream.ts). */
+  upstream?: UpstreamProxy;
 }
 
 export const PROXY_VARIABLES = ['HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY', 'NO_PROXY'].flatMap((v) => [v, v.toLowerCase()]);
@@ -94,7 +97,7 @@ export function networkSetup(network: SandboxNetwork | undefined): { bwrap: stri
     case 'proxied': {
       // At its own path: bwrap can make a mount point there in a private /tmp, and finds one where /tmp is the host's
       // (a check run in /tmp itself); a fixed name in /tmp could be neither.
-      const socket = sandboxProxySocket(network?.allow ?? []);
+      const socket = sandboxProxySocket(network?.allow ?? [], network?.upstream);
       return { bwrap: ['--unshare-net', '--ro-bind', socket, socket], relayArgs: ['--', socket] };
     }
     default: {
