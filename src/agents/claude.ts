@@ -82,8 +82,7 @@ export class ClaudeProvider implements AgentProvider {
             costUsd: message.total_cost_usd ?? 0,
           };
           if (message.subtype !== 'success' || message.is_error) {
-            const errors = 'errors' in message && Array.isArray(message.errors) ? message.errors.join('; ') : '';
-            throw new MaestroError('AGENT_FAILED', `Claude Code ended with ${message.subtype}${errors ? `: ${errors}` : ''}`, { details: { usage } });
+            throw new MaestroError('AGENT_FAILED', `Claude Code ended with ${resultProblem(message)}`, { details: { usage } });
           }
           return { text: message.result || assistantText.join('\n'), sessionId, usage };
         }
@@ -97,6 +96,17 @@ export class ClaudeProvider implements AgentProvider {
       req.signal.removeEventListener('abort', onAbort);
     }
   }
+}
+
+/**
+ * What went wrong, as the result message says it. A request the API (or a proxy before it) refused ends "success"
+ * with `is_error` set, the reason only in its `result` text ("API Error: 403 …"): without it the run said just
+ * "ended with success".
+ */
+function resultProblem(message: Extract<SDKMessage, { type: 'result' }>): string {
+  if ('errors' in message && Array.isArray(message.errors) && message.errors.length) return `${message.subtype}: ${message.errors.join('; ')}`;
+  if (message.subtype === 'success' && message.result) return `an error: ${message.result}`;
+  return message.subtype;
 }
 
 /** In Claude Code's config folder: its settings (hooks, permissions, MCP servers) and the user's instructions, commands, agents, skills and output styles (a system prompt). */

@@ -11,7 +11,8 @@
  * `network` (src/lib/sandboxNet/relay.ts): "shared" (the default: the host's network), "proxied" (a network of its
  * own that reaches out only through Maestro's proxy: public addresses on 443 and 80, and the "host:port" entries of
  * `allow` whatever they resolve to; never the host's loopback, private networks or the cloud metadata endpoint), or
- * "none" (its own loopback only).
+ * "none" (its own loopback only). With "proxied", the proxy the daemon's own environment names (HTTPS_PROXY,
+ * HTTP_PROXY, NO_PROXY) is read here too, once: Maestro's proxy goes out through it (upstreamProxy below).
  *
  * What the sandbox does is src/lib/sandbox.ts. Here: which of the user's folders it hides besides the
  * Maestro home (credentials an agent has no use for), and which the config leaves writable to every

@@ -10,16 +10,24 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ClaudeProvider } from '../../src/agents/claude.js';
 import type { AgentRequest } from '../../src/agents/types.js';
 import type { RunSandbox } from '../../src/lib/sandbox.js';
+import { stopSandboxProxies } from '../../src/lib/sandboxNet/proxy.js';
+import type { SandboxNetwork } from '../../src/lib/sandboxNet/relay.js';
 import { agentMachine, type AgentMachine } from '../helpers/agentMachine.js';
 import { budget } from '../helpers/budget.js';
 import { bwrapUnusable } from '../helpers/bwrap.js';
 import { removeTempDirs } from '../helpers/db.js';
+import { outsideAddress } from '../helpers/hostAddress.js';
 import { startModelApi, type ModelApi, type Turn } from '../helpers/modelApi.js';
+import { startUpstreamProxy, type TestUpstream } from '../helpers/upstreamProxy.js';
 
 let api: ModelApi | undefined;
+let upstream: TestUpstream | undefined;
 afterEach(async () => {
   await api?.close();
+  await upstream?.close();
+  stopSandboxProxies();
   api = undefined;
+  upstream = undefined;
   removeTempDirs();
 });
 
@@ -158,5 +166,46 @@ describe.skipIf(bwrapUnusable())("the user's own Claude Code settings, from the 
     expect(readFileSync(join(claude, 'CLAUDE.md'), 'utf8')).toBe('');
     expect(readdirSync(join(claude, 'hooks'))).toEqual([]);
     expect(readdirSync(join(claude, 'commands'))).toEqual([]);
+  });
+});
+
+/** Where the model stand-in goes that a "proxied" sandbox reaches only through the proxy (null: none here, said loudly). */
+const address = bwrapUnusable() ? null : outsideAddress();
+
+describe.skipIf(!address)('the real Claude Code through the "proxied" network', () => {
+  it('reaches its model only through Maestro\'s proxy and the allow entry, then through the host\'s own proxy too; without the entry the run fails saying what the proxy said', { timeout: budget(180_000) }, async () => {
+    const m = machine();
+    const probe = `echo "proxy=$HTTPS_PROXY"; node -e "require('net').connect(1, '${address}').on('connect', () => { console.log('direct: connected'); process.exit(0); }).on('error', (e) => console.log('direct: ' + e.code))"`;
+    api = await startModelApi([
+      { tool: 'Bash', input: { command: probe, description: 'look out' } },
+      { tool: 'mcp__maestro__search_knowledge', input: { query: 'retry policy' } },
+      write(m),
+      { text: 'Done.' },
+      { text: 'Resumed.' },
+    ], address!);
+    const model = new URL(api.url);
+    const sandbox = (network: SandboxNetwork): RunSandbox => ({ spec: { kind: 'bwrap', hide: [m.maestroHome], readOnly: [m.repo], writable: [], network }, worktree: m.worktree });
+    const first = await run(m, [], { sandbox: sandbox({ mode: 'proxied', allow: [model.host] }) });
+    expect(first.result.text).toBe('Done.');
+    // Inside: the variables name the relay on the sandbox's own loopback, and the host's address has no route.
+    expect(api.toolResult(1)).toMatch(/proxy=http:\/\/127\.0\.0\.1:\d+/);
+    expect(api.toolResult(1)).toContain('direct: ENETUNREACH');
+    // Its tools work as in the shared network: the knowledge MCP server (stdio, inside) and a file written.
+    expect(JSON.parse(api.toolResult(2))).toMatchObject({ query: 'retry policy', count: 0, results: [] });
+    expect(readFileSync(join(m.worktree, 'hello.txt'), 'utf8')).toBe('hello from the agent\n');
+
+    // A host that reaches out through a proxy of its own: Maestro's goes through it (Claude Code sends the requests in absolute form).
+    upstream = await startUpstreamProxy();
+    const chained: SandboxNetwork = { mode: 'proxied', allow: [model.host], upstream: { https: upstream.url, http: upstream.url, noProxy: [] } };
+    const again = await run(m, [], { prompt: 'go on', resumeSessionId: first.result.sessionId!, sandbox: sandbox(chained) });
+    expect(again.result.text).toBe('Resumed.');
+    const toModel = upstream.seen.map((s) => s.line).filter((l) => l.includes(model.host));
+    expect(toModel.length).toBeGreaterThan(0);
+    for (const line of toModel) expect(line).toMatch(new RegExp(`^POST ${model.origin}/v1/messages`));
+
+    // Without the entry: refused; Claude Code ends "success" with an error flag, and the run says what the proxy said.
+    const refused = run(m, [], { prompt: 'once more', sandbox: sandbox({ mode: 'proxied', allow: [] }) });
+    await expect(refused).rejects.toThrow(/^Claude Code ended with an error: .*API Error: 403 maestro sandbox proxy: port \d+ is refused/);
+    await expect(refused).rejects.toThrow(`list "${model.host}" in agentSandbox.allow to let the sandbox reach it`);
   });
 });

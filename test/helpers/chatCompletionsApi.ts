@@ -40,7 +40,7 @@ function chunks(turn: ShellTurn, n: number, model: string): string {
 }
 
 /** Serves the agent's loop (requests that offer tools) its turns; any other request (a session title) gets a title. */
-export async function startChatApi(turns: Script<ChatRequest, ShellTurn>): Promise<ChatApi> {
+export async function startChatApi(turns: Script<ChatRequest, ShellTurn>, host?: string): Promise<ChatApi> {
   const requests: ChatRequest[] = [];
   const server = await serveStandIn(({ method, url, body }) => {
     if (method !== 'POST' || !url.startsWith('/v1/chat/completions')) return json({ error: { message: `no ${method} ${url} here` } }, 404);
@@ -48,7 +48,7 @@ export async function startChatApi(turns: Script<ChatRequest, ShellTurn>): Promi
     const loop = Boolean(request.tools?.length);
     if (loop) requests.push(request);
     return events(chunks(loop ? turnFor(turns, request, requests.length) : { text: 'A title' }, requests.length, request.model ?? 'model'));
-  });
+  }, host);
   return {
     ...server,
     requests,

@@ -27,7 +27,7 @@ function chunk(parts: object[]): object {
 export const userSide = (r: GeminiRequest): string => JSON.stringify(r.contents.filter((c) => c.role === 'user'));
 
 /** Serves the agent's loop (the streamed requests) its turns; any other request gets a short JSON answer. */
-export async function startGeminiApi(turns: Script<GeminiRequest, ShellTurn>): Promise<GeminiApi> {
+export async function startGeminiApi(turns: Script<GeminiRequest, ShellTurn>, host?: string): Promise<GeminiApi> {
   const requests: GeminiRequest[] = [];
   const server = await serveStandIn(({ method, url, body }) => {
     if (method !== 'POST' || !url.includes(':streamGenerateContent')) return json(chunk([{ text: '{}' }]));
@@ -36,7 +36,7 @@ export async function startGeminiApi(turns: Script<GeminiRequest, ShellTurn>): P
     const turn = turnFor(turns, request, requests.length);
     const parts = 'shell' in turn ? [{ functionCall: { name: 'run_shell_command', args: { command: turn.shell } } }] : [{ text: turn.text }];
     return events(`data: ${JSON.stringify(chunk(parts))}\r\n\r\n`);
-  });
+  }, host);
   return {
     ...server,
     requests,

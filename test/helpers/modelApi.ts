@@ -51,7 +51,7 @@ function reply(turn: Turn, id: string, model: string): object {
  * Serves the agent's loop: `turns` in order (past the last one it repeats it), or whatever `turns` answers
  * to each request (a model that reads the prompt).
  */
-export async function startModelApi(turns: Script<ModelRequest, Turn>): Promise<ModelApi> {
+export async function startModelApi(turns: Script<ModelRequest, Turn>, host?: string): Promise<ModelApi> {
   const requests: ModelRequest[] = [];
   const server = await serveStandIn(({ url, body }) => {
     const request = (body ? JSON.parse(body) : {}) as ModelRequest;
@@ -61,7 +61,7 @@ export async function startModelApi(turns: Script<ModelRequest, Turn>): Promise<
     const turn: Turn = loop ? turnFor(turns, request, requests.length) : { text: 'ok' };
     const id = String(requests.length);
     return request.stream ? events(stream(turn, id, request.model ?? 'model')) : json(reply(turn, id, request.model ?? 'model'));
-  });
+  }, host);
   return {
     ...server,
     requests,

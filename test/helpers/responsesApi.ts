@@ -39,7 +39,7 @@ function stream(turn: ShellTurn, n: number): string {
 export const userSide = (r: ResponsesRequest): string => JSON.stringify(r.input.filter((i) => i.role === 'user' || i.type === 'function_call_output'));
 
 /** Serves the agent's loop its turns; any other request gets "ok". */
-export async function startResponsesApi(turns: Script<ResponsesRequest, ShellTurn>): Promise<ResponsesApi> {
+export async function startResponsesApi(turns: Script<ResponsesRequest, ShellTurn>, host?: string): Promise<ResponsesApi> {
   const requests: ResponsesRequest[] = [];
   const server = await serveStandIn(({ method, url, body }) => {
     if (method !== 'POST' || !url.startsWith('/v1/responses')) return json({ error: { message: `no ${method} ${url} here` } }, 404);
@@ -47,7 +47,7 @@ export async function startResponsesApi(turns: Script<ResponsesRequest, ShellTur
     const loop = Boolean(request.tools?.length);
     if (loop) requests.push(request);
     return events(stream(loop ? turnFor(turns, request, requests.length) : { text: 'ok' }, requests.length));
-  });
+  }, host);
   return {
     ...server,
     requests,

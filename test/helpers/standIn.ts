@@ -29,7 +29,7 @@ export interface ShellStandIn<R> extends StandInServer {
 export const json = (value: unknown, status = 200): StandInReply => ({ status, type: 'application/json', body: JSON.stringify(value) });
 export const events = (body: string): StandInReply => ({ type: 'text/event-stream', body });
 
-export async function serveStandIn(answer: (request: { method: string; url: string; body: string }) => StandInReply): Promise<StandInServer> {
+export async function serveStandIn(answer: (request: { method: string; url: string; body: string }) => StandInReply, host = '127.0.0.1'): Promise<StandInServer> {
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => (body += chunk));
@@ -38,9 +38,9 @@ export async function serveStandIn(answer: (request: { method: string; url: stri
       res.writeHead(reply.status ?? 200, { 'content-type': reply.type }).end(reply.body);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://${host}:${(server.address() as AddressInfo).port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
