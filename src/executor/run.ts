@@ -23,6 +23,7 @@ import { resolveTiers } from '../agents/tiers.js';
 import { providerTiers } from '../agents/credentials.js';
 import { OutboxWriter, type OutboxRecord, type ErrorRecord, type NeedsAttention, type OutboxDraft, type ResultRecord, type Usage } from './protocol/outbox.js';
 import { StageBook } from './protocol/stages.js';
+import { onSandboxProxyRefusal } from '../lib/sandboxNet/proxy.js';
 
 export interface RunIO {
   runDir: string;
@@ -68,6 +69,7 @@ export async function runPipeline(job: Job, io: RunIO): Promise<ResultRecord | E
     emit(draft);
   };
   emit({ type: 'phase', stage: 'run', state: 'start', detail: { kind: job.kind, pid: process.pid } });
+  const stopHearing = sayRefusals(emit);
   try {
     const ctx = runContext(job, io, { outbox, stages, usage, emit: ctxEmit });
     const { data, attention } = await runKind(ctx);
@@ -87,7 +89,23 @@ export async function runPipeline(job: Job, io: RunIO): Promise<ResultRecord | E
       ...(attention ? { needsAttention: attention } : {}),
       ...(err.details ? { details: err.details } : {}),
     }) as ErrorRecord;
+  } finally {
+    stopHearing();
   }
+}
+
+/**
+ * Each destination the sandbox's proxy refuses this run's processes (a "proxied" network), once, as a failed
+ * `network` phase whose summary is the proxy's reason: on the board's live output while the tool still retries, whatever the tool
+ * says of it later. The worker runs one run at a time, so what its proxy refuses meanwhile is this run's.
+ */
+function sayRefusals(emit: (draft: OutboxDraft) => unknown): () => void {
+  const said = new Set<string>();
+  return onSandboxProxyRefusal((refusal) => {
+    if (said.has(refusal)) return;
+    said.add(refusal);
+    emit({ type: 'phase', stage: 'network', state: 'failed', detail: { summary: refusal } });
+  });
 }
 
 /** What every pipeline gets: the limits, checks and tiers (defaults, then the project's `.maestro/`, then the job), the provider, the clocks. */

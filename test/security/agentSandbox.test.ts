@@ -142,6 +142,35 @@ describe.skipIf(unusable)('a sandboxed planner', () => {
     }
   });
 
+  it('with network "proxied", what the proxy refuses it is on the run\'s stream, once a destination, with the proxy\'s reason', async () => {
+    using sb = tempRepo();
+    const l = daemonLayout(sb);
+    // Asks the proxy the variables name for the metadata endpoint twice and a port of the host's loopback once, as a
+    // tool that goes on retrying would, and plans with the answers' status lines.
+    const agent = [
+      'const say=(w)=>console.log("\\x60\\x60\\x60json\\n"+JSON.stringify({plan:w,subtasks:[{title:"Only step",complexity:"easy"}]})+"\\n\\x60\\x60\\x60");',
+      'const u=new URL(process.env.HTTPS_PROXY);',
+      'const ask=(t)=>new Promise((r)=>{const c=require("net").connect(Number(u.port),u.hostname);let g="";c.on("data",(d)=>{g+=d});c.on("close",()=>r(g.split("\\r\\n")[0]));c.write("CONNECT "+t+" HTTP/1.1\\r\\n\\r\\n")});',
+      '(async()=>{const a=[];for(const t of ["169.254.169.254:80","169.254.169.254:80","127.0.0.1:6379"])a.push(await ask(t));say(a.join(" / "))})();',
+    ].join('');
+    const job = parseJob(sb.job({
+      kind: 'plan',
+      provider: { kind: 'command', command: [process.execPath, '-e', agent] },
+      project: { id: 'p1', repoPath: sb.repo, worktreeRoot: l.worktreeRoot },
+      sandbox: { kind: 'bwrap', hide: [l.home], readOnly: [sb.repo], writable: [], network: { mode: 'proxied', allow: [] } },
+    } as never, '', 'plan'));
+    try {
+      expect(resultData<{ plan: string }>(await runPipeline(job, { runDir: l.runDir })).plan).toBe(Array(3).fill('HTTP/1.1 403 Forbidden').join(' / '));
+    } finally {
+      stopSandboxProxies();
+    }
+    const said = readOutbox(l.runDir).records.flatMap((r) => (r.type === 'phase' && r.stage === 'network' ? [[r.state, r.detail?.summary]] : []));
+    expect(said).toEqual([
+      ['failed', '169.254.169.254:80 refused: 169.254.169.254 is 169.254.169.254, link-local: out of the sandbox\'s reach; list "169.254.169.254:80" in agentSandbox.allow to let the sandbox reach it'],
+      ['failed', '127.0.0.1:6379 refused: port 6379 is refused (only 443 and 80 go out); list "127.0.0.1:6379" in agentSandbox.allow to let the sandbox reach it'],
+    ]);
+  });
+
   it('plans in its throwaway checkout in the hidden home, which it can read and not write', async () => {
     using sb = tempRepo();
     const l = daemonLayout(sb);

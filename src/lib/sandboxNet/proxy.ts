@@ -122,7 +122,10 @@ export class SandboxProxy {
     const request = parseRequest(lines[0] ?? '');
     if ('refused' in request) return answer(client, 400, `maestro sandbox proxy: ${request.refused}`);
     const to = await this.decide(request.host, request.port);
-    if ('refused' in to) return answer(client, 403, `maestro sandbox proxy: ${to.refused}`);
+    if ('refused' in to) {
+      for (const hear of refusalListeners) hear(`${authority(request.host.replace(/^\[(.*)\]$/, '$1'), request.port)} refused: ${to.refused}`);
+      return answer(client, 403, `maestro sandbox proxy: ${to.refused}`);
+    }
     const tunnel = request.path === null;
     const via = upstreamFor(this.upstream, [to.name, to.address], to.port, tunnel);
     let server: Socket;
@@ -193,6 +196,18 @@ export class SandboxProxy {
     if (!addresses[0]) return { refused: `${name} does not resolve${listIt}` };
     return { name, address: addresses[0], asked: name, port };
   }
+}
+
+/** Who hears of each destination a proxy of this process refuses (executor/run.ts: the run's stream says it). */
+const refusalListeners = new Set<(refusal: string) => void>();
+
+/**
+ * Tells `listener` of every refusal ("host:port refused: why") until the returned function is called. A tool may
+ * not pass the proxy's reason on: Gemini CLI says only "fetch failed", after minutes of retries.
+ */
+export function onSandboxProxyRefusal(listener: (refusal: string) => void): () => void {
+  refusalListeners.add(listener);
+  return () => refusalListeners.delete(listener);
 }
 
 const proxies = new Map<string, SandboxProxy>();
