@@ -158,10 +158,12 @@ describe('an allow entry', () => {
     expect(await tunnel(byName, `127.0.0.1:${port}`)).toBe(`HTTP/1.1 403 Forbidden | maestro sandbox proxy: port ${port} is refused (only 443 and 80 go out); list "127.0.0.1:${port}" in agentSandbox.allow to let the sandbox reach it`);
   });
 
-  it('that is an IPv6 address matches however the address is written', async () => {
+  it('that is an IPv6 address matches however the address is written, and a refusal names one in brackets', async () => {
     const socket = proxy(['[0:0::1]:443']);
     // Allowed, so the proxy tries it; nothing listens on the host's [::1]:443 here.
     expect(await tunnel(socket, '[::1]:443')).toMatch(/^HTTP\/1.1 502 Bad Gateway \| maestro sandbox proxy: \[::1\]:443: (ECONNREFUSED|EADDRNOTAVAIL|ENETUNREACH)$/);
+    // The entry a refusal names is one the config takes: the address in brackets.
+    expect(await tunnel(socket, '[::1]:8443')).toBe('HTTP/1.1 403 Forbidden | maestro sandbox proxy: port 8443 is refused (only 443 and 80 go out); list "[::1]:8443" in agentSandbox.allow to let the sandbox reach it');
   });
 });
 

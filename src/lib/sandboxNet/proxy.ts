@@ -177,7 +177,8 @@ export class SandboxProxy {
   private async decide(host: string, port: number): Promise<Decision> {
     const name = host.replace(/^\[(.*)\]$/, '$1');
     if (this.allow.has(destinationKey(host, port))) return { name, address: name, asked: name, port };
-    const listIt = `; list "${destinationKey(host, port)}" in agentSandbox.allow to let the sandbox reach it`;
+    // As the entry is written: an IPv6 address in brackets.
+    const listIt = `; list "${authority(name.toLowerCase(), port)}" in agentSandbox.allow to let the sandbox reach it`;
     const portRefused = { refused: `port ${port} is refused (only 443 and 80 go out)${listIt}` };
     if (!PUBLIC_PORTS.has(port) && ![...this.allow].some((a) => a.endsWith(`:${port}`))) return portRefused;
     let addresses: string[];
