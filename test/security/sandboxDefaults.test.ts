@@ -38,6 +38,21 @@ function inSandbox(spec: SandboxSpec, cwd: string, script: string): string {
   return r.stdout;
 }
 
+/**
+ * Writes SECRET at each of `places` (under `root`, the user's home) and reads them from the sandbox: nothing, while
+ * without the defaults under `root` (the measure of that assertion) every one of them.
+ */
+function expectHidden(root: string, project: string, spec: SandboxSpec, places: string[]): void {
+  for (const place of places) {
+    mkdirSync(join(root, place, '..'), { recursive: true });
+    writeFileSync(join(root, place), `${SECRET}\n`);
+  }
+  const read = `${places.map((place) => `cat ${join(root, place)} 2>/dev/null`).join('; ')}; echo end`;
+  expect(inSandbox(spec, project, read)).toBe('end\n');
+  const bare = { ...spec, hide: spec.hide.filter((h) => !h.startsWith(root)) };
+  expect(inSandbox(bare, project, read)).toBe(`${`${SECRET}\n`.repeat(places.length)}end\n`);
+}
+
 /** The daemon's sandbox for `database`, and the same without what the database adds to it. */
 function sandboxes(database: string) {
   const root = outsideTmp('home');
@@ -101,15 +116,7 @@ describe.skipIf(unusable)("what in the user's home holds secrets, seen from an a
   it('reads empty: keys, a shell history, a browser profile, a password store, a registry credential', () => {
     const { root, project, spec } = sandboxes('postgres://me:pw@127.0.0.1:5432/maestro');
     const places = ['.ssh/id_ed25519', '.bash_history', '.config/google-chrome/Default/Cookies', '.mozilla/firefox/p.default/cookies.sqlite', '.password-store/bank.gpg', '.cargo/credentials.toml', '.pypirc'];
-    for (const place of places) {
-      mkdirSync(join(root, place, '..'), { recursive: true });
-      writeFileSync(join(root, place), `${SECRET}\n`);
-    }
-    const read = `${places.map((place) => `cat ${join(root, place)} 2>/dev/null`).join('; ')}; echo end`;
-    expect(inSandbox(spec, project, read)).toBe('end\n');
-    // Without the defaults, all of it (the measure of the assertion above).
-    const bare = { ...spec, hide: spec.hide.filter((h) => !h.startsWith(root)) };
-    expect(inSandbox(bare, project, read)).toBe(`${`${SECRET}\n`.repeat(places.length)}end\n`);
+    expectHidden(root, project, spec, places);
   });
 });
 
@@ -119,14 +126,7 @@ describe.skipIf(unusable)('another Maestro home of the user, seen from an agent 
     // the everyday daemon's token in ~/.maestro and, on the shared network, could drive that daemon.
     const { root, project, spec } = sandboxes('postgres://me:pw@127.0.0.1:5432/maestro');
     const places = ['.maestro/token', '.maestro/maestro.db'];
-    for (const place of places) {
-      mkdirSync(join(root, place, '..'), { recursive: true });
-      writeFileSync(join(root, place), `${SECRET}\n`);
-    }
-    const read = `${places.map((place) => `cat ${join(root, place)} 2>/dev/null`).join('; ')}; echo end`;
-    expect(inSandbox(spec, project, read)).toBe('end\n');
-    const bare = { ...spec, hide: spec.hide.filter((h) => !h.startsWith(root)) };
-    expect(inSandbox(bare, project, read)).toBe(`${`${SECRET}\n`.repeat(places.length)}end\n`);
+    expectHidden(root, project, spec, places);
   });
 });
 
@@ -145,14 +145,7 @@ describe.skipIf(unusable)("the board's cookie in a browser the system packs (the
       '.librewolf/p.default/cookies.sqlite',
       '.cache/mozilla/firefox/p.default/cache2/entries/E1',
     ];
-    for (const place of places) {
-      mkdirSync(join(root, place, '..'), { recursive: true });
-      writeFileSync(join(root, place), `${SECRET}\n`);
-    }
-    const read = `${places.map((place) => `cat ${join(root, place)} 2>/dev/null`).join('; ')}; echo end`;
-    expect(inSandbox(spec, project, read)).toBe('end\n');
-    const bare = { ...spec, hide: spec.hide.filter((h) => !h.startsWith(root)) };
-    expect(inSandbox(bare, project, read)).toBe(`${`${SECRET}\n`.repeat(places.length)}end\n`);
+    expectHidden(root, project, spec, places);
   });
 });
 
