@@ -17,7 +17,6 @@
  * error page is not taken for the daemon's refusal.
  */
 import { clientTokenSource, daemonUrlFromEnv, defaultDaemonUrl } from '../config/env.js';
-import { isLoopback } from '../config/home.js';
 import { refuseForeignListener } from '../lib/portOwner.js';
 import { ERROR_CATALOGUE, MaestroError, coerceError, type ErrorCode } from '../core/errors.js';
 import type { ProjectDetail, ProjectList } from './wire/responses.js';
@@ -103,8 +102,7 @@ export class ApiClient {
   /** Sends a request; returns the response, throwing the API's error for any non-2xx. */
   async raw(method: string, path: string, options: { query?: Query; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
     // Asked on every request, not once: `maestro mcp` and `task logs --follow` outlive a daemon's stop.
-    const base = new URL(this.baseUrl);
-    if (this.token && isLoopback(base.hostname.replace(/^\[|\]$/g, ''))) refuseForeignListener(base);
+    if (this.token) refuseForeignListener(new URL(this.baseUrl));
     let res: Response;
     try {
       res = await fetch(this.url(path, options.query), {

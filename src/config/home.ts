@@ -32,12 +32,7 @@ export function tokenPath(home: string): string {
   return join(home, TOKEN_FILE);
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
-/** A loopback name or address (the daemon's default bind, and the hosts a client may send the home token to). */
-export function isLoopback(host: string): boolean {
-  return LOOPBACK.has(host.toLowerCase());
-}
+export { isLoopback } from '../lib/loopback.js';
 
 /** The home's token, or null when there is none (or it cannot be read). For clients: never creates one. */
 export function readHomeToken(home: string): string | null {

@@ -9,6 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { endianness } from 'node:os';
+import { isLoopback } from './loopback.js';
 import { MaestroError } from '../core/errors.js';
 
 /** A socket's state in /proc/net/tcp: TCP_LISTEN. */
@@ -64,12 +65,12 @@ function readTables(): string[] | null {
 }
 
 /**
- * Refuses (NOT_A_DAEMON) to send the token to `url`, a loopback URL, when another user's program listens at its
- * port: it is not this user's daemon.
+ * Refuses (NOT_A_DAEMON) to send the token to `url` when it is a loopback URL and another user's program listens at
+ * its port: it is not this user's daemon. Any other URL passes (what /proc says is this machine's loopback only).
  */
 export function refuseForeignListener(url: URL): void {
   const uid = process.getuid?.();
-  if (uid === undefined) return;
+  if (uid === undefined || !isLoopback(url.hostname)) return;
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   const tables = readTables();
   const other = tables ? loopbackListenerUids(tables, port).find((u) => u !== uid) : undefined;

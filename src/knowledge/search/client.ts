@@ -31,7 +31,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { clientToken, defaultDaemonUrl, searchDaemonSetting } from '../../config/env.js';
-import { isLoopback, resolveHome } from '../../config/home.js';
+import { resolveHome } from '../../config/home.js';
 import { MaestroError, type ErrorCode } from '../../core/errors.js';
 import { refuseForeignListener } from '../../lib/portOwner.js';
 import { isPidAlive } from '../../lib/processes.js';
@@ -103,7 +103,7 @@ export async function searchViaDaemon(req: SearchRequest, workflowDir: string, i
     return undefined; // not a URL: nothing to ask
   }
   const token = clientToken(url, env);
-  if (token && isLoopback(url.hostname.replace(/^\[|\]$/g, ''))) {
+  if (token) {
     try {
       refuseForeignListener(url);
     } catch (err) {

@@ -25,13 +25,14 @@ const V4_BLOCKED: Array<[string, number, string]> = [
 
 const v4Number = (address: string): number => address.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
 
+/** Whether the IPv4 `address` lies in the block `base`/`bits` (both dotted). */
+export function inV4Block(address: string, base: string, bits: number): boolean {
+  const size = 2 ** (32 - Math.min(32, bits));
+  return Math.floor(v4Number(address) / size) === Math.floor(v4Number(base) / size);
+}
+
 function v4Kind(address: string): string | null {
-  const n = v4Number(address);
-  for (const [base, bits, kind] of V4_BLOCKED) {
-    const size = 2 ** (32 - bits);
-    if (Math.floor(n / size) === Math.floor(v4Number(base) / size)) return kind;
-  }
-  return null;
+  return V4_BLOCKED.find(([base, bits]) => inV4Block(address, base, bits))?.[2] ?? null;
 }
 
 /** The eight 16-bit groups of an IPv6 address (a trailing dotted IPv4 part becomes two), its zone left out. */

@@ -9,6 +9,7 @@
  * Only `http://` proxies: the daemon's config refuses another scheme by name when "proxied" would use it.
  */
 import { connect, isIPv4, type Socket } from 'node:net';
+import { inV4Block } from './addresses.js';
 
 export interface UpstreamProxy {
   /** For tunnels: `http://[user:pass@]host:port`. */
@@ -32,8 +33,6 @@ export function proxyAuthorization(url: URL): string[] {
   return [`Proxy-Authorization: Basic ${Buffer.from(pair).toString('base64')}`];
 }
 
-const v4 = (address: string): number => address.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
-
 /** Whether one NO_PROXY entry covers `host` (lower-case, no brackets) on `port`. */
 function covers(entry: string, host: string, port: number): boolean {
   const at = /^(.*?)(?::(\d+))?$/.exec(entry.replace(/^\[(.*)\]/, '$1'))!;
@@ -42,9 +41,7 @@ function covers(entry: string, host: string, port: number): boolean {
   if (name === '*') return true;
   const cidr = /^(\d+\.\d+\.\d+\.\d+)\/(\d{1,2})$/.exec(name);
   if (cidr) {
-    if (!isIPv4(host) || !isIPv4(cidr[1]!)) return false;
-    const size = 2 ** (32 - Math.min(32, Number(cidr[2])));
-    return Math.floor(v4(host) / size) === Math.floor(v4(cidr[1]!) / size);
+    return isIPv4(host) && isIPv4(cidr[1]!) && inV4Block(host, cidr[1]!, Number(cidr[2]));
   }
   const domain = name.replace(/^\*?\./, '');
   return host === domain || host.endsWith(`.${domain}`);
